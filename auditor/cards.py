@@ -1,0 +1,123 @@
+"""Cards as small integers, parsed in bulk from the log's card strings.
+
+A card is ``rank * 4 + suit`` with rank 0..12 for ``2 3 4 5 6 7 8 9 T J Q K A`` and suit
+0..3 for ``S H D C``; ``-1`` pads a row whose hand has fewer cards than the matrix is wide.
+Parsing works on the Arrow string buffers, so a million card fields never become a million
+Python objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "format_cards", "rank_of", "suit_of"]
+
+RANKS = "23456789TJQKA"
+SUITS = "SHDC"
+PAD = -1
+
+_RANK_LUT = np.full(256, -1, dtype=np.int16)
+for _i, _c in enumerate(RANKS):
+    _RANK_LUT[ord(_c)] = _i
+_SUIT_LUT = np.full(256, -1, dtype=np.int16)
+for _i, _c in enumerate(SUITS):
+    _SUIT_LUT[ord(_c)] = _i
+_RANK_LUT8 = _RANK_LUT.astype(np.int8)
+_SUIT_LUT8 = _SUIT_LUT.astype(np.int8)
+
+# Spellings the log format accepts besides the canonical "TS": "10S", any case, suit symbols.
+_REWRITES = [("10", "T"), ("♠", "S"), ("♥", "H"), ("♦", "D"), ("♣", "C"),
+             ("♤", "S"), ("♡", "H"), ("♢", "D"), ("♧", "C")]
+
+
+@dataclass(frozen=True)
+class CardMatrix:
+    """Parsed card fields: ``cards`` (N, width) int8 padded with -1, ``count`` cards per
+    row, ``bad`` rows whose text is not a list of valid cards (or longer than ``width``)."""
+
+    cards: np.ndarray
+    count: np.ndarray
+    bad: np.ndarray
+
+
+def _as_large_string(values) -> pa.LargeStringArray:
+    arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values, type=pa.large_string())
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not pa.types.is_large_string(arr.type):
+        arr = arr.cast(pa.large_string())
+    return pc.fill_null(arr, "")
+
+
+def _normalise(arr: pa.LargeStringArray) -> pa.LargeStringArray:
+    arr = pc.utf8_upper(arr)
+    for old, new in _REWRITES:
+        arr = pc.replace_substring(arr, old, new)
+    arr = pc.utf8_trim_whitespace(arr)
+    arr = pc.replace_substring_regex(arr, r"[\s,]+", " ")
+    return arr
+
+
+def parse_cards(values, width: int) -> CardMatrix:
+    """Parse space-separated card strings (``"AS KD 9C"``) into a padded int8 matrix.
+
+    The canonical spelling is parsed straight from the buffers; only rows that fail are
+    normalised (case, ``10``, suit symbols, extra blanks or commas) and parsed again, so the
+    string rewriting costs nothing on a clean export.
+    """
+    arr = _as_large_string(values)
+    parsed = _parse_canonical(arr, width)
+    if not parsed.bad.any():
+        return parsed
+    retry = np.flatnonzero(parsed.bad)
+    again = _parse_canonical(_normalise(arr.take(pa.array(retry))), width)
+    cards, count, bad = parsed.cards.copy(), parsed.count.copy(), parsed.bad.copy()
+    cards[retry], count[retry], bad[retry] = again.cards, again.count, again.bad
+    return CardMatrix(cards=cards, count=count, bad=bad)
+
+
+def _parse_canonical(arr: pa.LargeStringArray, width: int) -> CardMatrix:
+    n = len(arr)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=n + 1, offset=arr.offset * 8)
+    data_buf = arr.buffers()[2]
+    raw = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    # Pad so that positions past a short row's end still index inside the buffer.
+    data = np.concatenate([raw[: offsets[-1]], np.zeros(3 * width + 3, np.uint8)])
+    start = (offsets[:-1] - offsets[0]).astype(np.int64 if data.size > 2**31 - 1 else np.int32)
+    length = (offsets[1:] - offsets[:-1]).astype(np.int32)
+    count = (length + 1) // 3
+    bad = (((length + 1) % 3 != 0) & (length > 0)) | (count > width)
+    count = np.where(bad, 0, count).astype(np.int8)
+
+    k = np.arange(width, dtype=np.int8)
+    present = k[None, :] < count[:, None]
+    pos = start[:, None] + (3 * k).astype(start.dtype)[None, :] + offsets[0].astype(start.dtype)
+    rank = _RANK_LUT8[data[pos]]
+    suit = _SUIT_LUT8[data[pos + 1]]
+    sep = data[pos + 2]
+    needs_sep = k[None, :] < (count[:, None] - 1)
+    broken = present & ((rank < 0) | (suit < 0))
+    broken |= needs_sep & (sep != 32)
+    bad |= broken.any(axis=1)
+    cards = rank * 4 + suit
+    cards[~present | bad[:, None]] = PAD
+    count[bad] = 0
+    return CardMatrix(cards=cards, count=count, bad=bad)
+
+
+def rank_of(cards: np.ndarray) -> np.ndarray:
+    """Rank index 0..12 (2..A); -1 where padded."""
+    return np.where(cards >= 0, cards >> 2, -1)
+
+
+def suit_of(cards: np.ndarray) -> np.ndarray:
+    return np.where(cards >= 0, cards & 3, -1)
+
+
+def format_cards(row) -> str:
+    """Canonical text of one row of a card matrix (for evidence and the simulator)."""
+    return " ".join(RANKS[c >> 2] + SUITS[c & 3] for c in row if c >= 0)

@@ -1,0 +1,1 @@
+"""Checks of each game: one pure vectorized function per rule code."""

@@ -1,0 +1,83 @@
+"""The shape every check returns, and helpers the game checks share.
+
+A check is a pure function of a game's audit context returning a ``CheckResult``: which rows
+of one of the context's frames (hands, rounds, profiles, card faults) the rule applies to,
+which of them violate it, and, for money rules, what was expected and observed. Checks
+never stop at a first failure and never loop over rows in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["CheckResult", "Check", "money_mismatch", "first_index", "group_sum", "group_max",
+           "group_any", "cents_from_scaled"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    frame: pd.DataFrame           # rows the masks index; has table_id, round_id (+ seat, hand…)
+    applies: np.ndarray           # bool: the rule was checked on this row
+    violates: np.ndarray          # bool: the row breaks the rule (always within applies)
+    expected: np.ndarray | None = None   # céntimos × scale
+    observed: np.ndarray | None = None   # céntimos × scale
+    scale: int = 1
+    reason: np.ndarray | None = None     # int index into ``reasons``
+    reasons: tuple[str, ...] = ()        # catalogue keys, e.g. "reason.split.unequal"
+    evidence: Callable[[np.ndarray], dict[str, list]] | None = None
+    round_index: np.ndarray | None = None  # round of each row (counts rounds checked)
+    note: str = ""                        # catalogue key explaining a not-applicable rule
+
+    def __post_init__(self):
+        object.__setattr__(self, "violates", self.violates & self.applies)
+
+
+Check = Callable[..., CheckResult]
+
+
+def money_mismatch(observed_cents: np.ndarray, expected_scaled: np.ndarray, scale: int) -> np.ndarray:
+    """True where a logged amount is a céntimo or more away from the exact expected one."""
+    return np.abs(observed_cents.astype(np.int64) * scale - expected_scaled) >= scale
+
+
+def cents_from_scaled(values: np.ndarray, scale: int) -> np.ndarray:
+    """Exact céntimos × scale to céntimos, rounding half away from zero (for display)."""
+    values = values.astype(np.int64)
+    return np.sign(values) * ((np.abs(values) + scale // 2) // scale)
+
+
+def first_index(group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Row index of the first row of each group, for rows sorted by group."""
+    starts = np.full(n_groups, -1, dtype=np.int64)
+    idx = np.arange(len(group))
+    starts[group[::-1]] = idx[::-1]
+    return starts
+
+
+def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Exact int64 sums per group (a float bincount would lose céntimos past 2**53)."""
+    out = np.zeros(n_groups, dtype=np.int64)
+    if len(values) == 0:
+        return out
+    order = None if np.all(group[1:] >= group[:-1]) else np.argsort(group, kind="stable")
+    g = group if order is None else group[order]
+    v = values.astype(np.int64) if order is None else values.astype(np.int64)[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    out[g[starts]] = np.add.reduceat(v, starts)
+    return out
+
+
+def group_max(values: np.ndarray, group: np.ndarray, n_groups: int, initial) -> np.ndarray:
+    out = np.full(n_groups, initial, dtype=values.dtype)
+    np.maximum.at(out, group, values)
+    return out
+
+
+def group_any(mask: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    out = np.zeros(n_groups, dtype=bool)
+    out[group[mask]] = True
+    return out

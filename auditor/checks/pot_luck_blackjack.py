@@ -1,0 +1,566 @@
+"""Pot Luck Black Jack checks (Reglamento of 11-08-2000, Arts. 8-18).
+
+One pure function per rule code, each over all hands or rounds at once; the audit context
+computes the shared arithmetic (totals, naturals, expected settlement, the pool) once.
+Interpretations of the text are noted where a check makes one.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from ..cards import format_cards
+from ..games import blackjack as bj
+from ..logs.ingest import HandTable
+from ..money import cents_to_decimal
+from ..profiles import ProfileSet
+from .base import CheckResult, cents_from_scaled, group_any, group_max, group_sum, money_mismatch
+
+__all__ = ["LETTERS", "validate", "Context", "CHECKS"]
+
+# Action letters of the log format, in code order.
+LETTERS = "IERPDHS"
+INS, EVEN, SURR, SPLIT, DOUBLE, HIT, STAND = range(7)
+PLAY = (SURR, SPLIT, DOUBLE, HIT, STAND)  # decisions of the voluntary deal (Art. 14)
+
+
+def _counts(actions: np.ndarray) -> dict[int, np.ndarray]:
+    return {code: (actions == code).sum(axis=1) for code in range(len(LETTERS))}
+
+
+def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
+    """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
+    df = table.df
+    cards = table.matrices["cards"]
+    actions = table.matrices["actions"].cards
+    n = _counts(actions)
+    count = cards.count.astype(np.int16)
+    out = [
+        (count < 2, "cards", "reject.plb.too_few_cards"),
+        ((count >= 2) & (count != 2 + n[HIT] + n[DOUBLE]), "actions", "reject.plb.cards_vs_actions"),
+        (table.matrices["dealer_cards"].count < 2, "dealer_cards", "reject.plb.dealer_too_few"),
+        ((df["double"].to_numpy() > 0) != (n[DOUBLE] > 0), "double", "reject.plb.double_vs_action"),
+        ((df["insurance"].to_numpy() > 0) != (n[INS] > 0), "insurance", "reject.plb.insurance_vs_action"),
+        ((df["hand"].to_numpy() > 0) & (df["pool_bet"].to_numpy() > 0), "pool_bet", "reject.plb.pool_on_split"),
+        ((df["hand"].to_numpy() > 0) & (df["pool_paid"].to_numpy() > 0), "pool_paid", "reject.plb.pool_on_split"),
+    ]
+    hand = df["hand"].to_numpy()
+    split_from = df["split_from"].to_numpy()
+    out.append(((hand > 0) & ((split_from < 0) | (split_from >= hand)), "split_from", "reject.plb.bad_split_from"))
+    out.append(((hand == 0) & (split_from >= 0), "split_from", "reject.plb.bad_split_from"))
+
+    # Hands of a seat must be numbered 0..k with no gap or repeat, and a hand's number of
+    # splits must equal the hands that name it as their parent.
+    key = pd.DataFrame({"t": df["table_id"], "r": df["round_id"], "s": df["seat"], "h": hand})
+    dup = key.duplicated(keep=False).to_numpy()
+    out.append((dup, "hand", "reject.plb.duplicate_hand"))
+    grp = key.groupby(["t", "r", "s"], sort=False)
+    size = grp["h"].transform("size").to_numpy()
+    hmax = grp["h"].transform("max").to_numpy()
+    out.append((hmax != size - 1, "hand", "reject.plb.hand_numbering"))
+    parents = pd.DataFrame({"t": df["table_id"], "r": df["round_id"], "s": df["seat"], "h": split_from})
+    parents = parents[split_from >= 0].value_counts().rename("children")
+    have = key.merge(parents.reset_index(), on=["t", "r", "s", "h"], how="left")["children"].fillna(0)
+    out.append((have.to_numpy() != n[SPLIT], "actions", "reject.plb.splits_vs_hands"))
+    return out
+
+
+class Context:
+    """Everything the Pot Luck checks share, computed once over all accepted hands."""
+
+    def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame):
+        df = table.df
+        self.card_faults = card_faults
+        self.profiles = profiles
+        key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
+        self.rid, _ = pd.factorize(key, sort=False)
+        self.n_rounds = int(self.rid.max()) + 1 if len(self.rid) else 0
+        first = np.flatnonzero(np.r_[True, self.rid[1:] != self.rid[:-1]]) if len(self.rid) else np.zeros(0, int)
+        self.first_row = first
+        self.hands = df.reset_index(drop=True)
+        self.rounds = df.iloc[first][["table_id", "round_id", "started_at", "dealer_id", "shoe_id",
+                                      "_file", "_line"]].reset_index(drop=True)
+        self.cards = table.matrices["cards"].cards
+        self.count = table.matrices["cards"].count.astype(np.int16)
+        self.actions = table.matrices["actions"].cards
+        self.dealer = table.matrices["dealer_cards"].cards[first]
+        self.dealer_count = table.matrices["dealer_cards"].count[first].astype(np.int16)
+        self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
+        self.n = _counts(self.actions)
+        self.hand = df["hand"].to_numpy()
+        self.seat = df["seat"].to_numpy()
+        self.bet = df["bet"].to_numpy()
+        self.double = df["double"].to_numpy()
+        self.insurance = df["insurance"].to_numpy()
+        self.pool_bet = df["pool_bet"].to_numpy()
+        self.pool_paid = df["pool_paid"].to_numpy()
+        self.net_main = df["net_main"].to_numpy()
+        self.net_insurance = df["net_insurance"].to_numpy()
+
+    # --- per-round values broadcast to hands ------------------------------------------
+    def param(self, name: str, *, cents: bool = False, missing=-1) -> np.ndarray:
+        """A profile parameter per round."""
+        return self.profiles.column(self.which, name, cents=cents, missing=missing)
+
+    @cached_property
+    def up(self) -> np.ndarray:
+        return self.dealer[:, 0]
+
+    @cached_property
+    def up_is_ace(self) -> np.ndarray:
+        return (self.up >> 2) == bj.ACE_RANK
+
+    @cached_property
+    def dealer_total(self) -> np.ndarray:
+        return bj.totals(self.dealer)[0]
+
+    @cached_property
+    def dealer_natural(self) -> np.ndarray:
+        return (bj.totals(self.dealer[:, :2])[0] == 21) & (self.dealer_count >= 2)
+
+    @cached_property
+    def player_total(self) -> np.ndarray:
+        return bj.totals(self.cards)[0]
+
+    @cached_property
+    def has_children(self) -> np.ndarray:
+        """Hand 0 of a seat that split (hands of a seat are consecutive rows 0..k)."""
+        nxt = np.r_[self.hand[1:], 0]
+        return (self.hand == 0) & (nxt == 1)
+
+    @cached_property
+    def in_split(self) -> np.ndarray:
+        """Hands that are part of a split: the children and the parent hand 0."""
+        return (self.hand > 0) | self.has_children
+
+    @cached_property
+    def two_card_21(self) -> np.ndarray:
+        return (self.count == 2) & (self.player_total == 21)
+
+    @cached_property
+    def natural(self) -> np.ndarray:
+        """A Black Jack: two-card 21 on an unsplit original hand (Art. 13); on split hands
+        only when the profile says so ([STANDARD] option split_21_is_blackjack)."""
+        split21 = self.param("split_21_is_blackjack")[self.rid].astype(bool)
+        return self.two_card_21 & (~self.in_split | split21)
+
+    @cached_property
+    def first_play(self) -> np.ndarray:
+        """Column of each hand's first voluntary-deal decision (width when none)."""
+        play = np.isin(self.actions, PLAY)
+        return np.where(play.any(axis=1), play.argmax(axis=1), self.actions.shape[1])
+
+    def after_first_play(self, code: int) -> np.ndarray:
+        cols = np.arange(self.actions.shape[1])[None, :]
+        return ((self.actions == code) & (cols > self.first_play[:, None])).any(axis=1)
+
+    @cached_property
+    def settlement(self) -> tuple[np.ndarray, np.ndarray]:
+        r = self.rid
+        return bj.settle_main(
+            player_total=self.player_total, player_natural=self.natural,
+            dealer_total=self.dealer_total[r], dealer_natural=self.dealer_natural[r],
+            bet=self.bet, double=self.double, surrendered=self.n[SURR] > 0,
+            even_money=self.n[EVEN] > 0, original_hand=self.hand == 0)
+
+    @cached_property
+    def initial_score(self) -> np.ndarray:
+        """Two-card score after the mandatory deal, on each seat's hand-0 row. When the seat
+        split, its original second card is the first card of hand 1 (the first split is
+        always made from hand 0)."""
+        second = np.where(self.has_children, np.r_[self.cards[1:, 0], -1], self.cards[:, 1])
+        pair = np.stack([self.cards[:, 0], second], axis=1)
+        return bj.totals(pair)[0]
+
+    @cached_property
+    def pool(self) -> "_Pool":
+        return _Pool(self)
+
+    # --- evidence -----------------------------------------------------------------------
+    def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:
+        r = self.rid[idx]
+        return {
+            "dealer_cards": [format_cards(row) for row in self.dealer[r]],
+            "cards": [format_cards(row) for row in self.cards[idx]],
+            "actions": ["".join(LETTERS[c] for c in row if c >= 0) for row in self.actions[idx]],
+            "bet": [str(cents_to_decimal(v)) for v in self.bet[idx]],
+            "double": [str(cents_to_decimal(v)) for v in self.double[idx]],
+            "insurance": [str(cents_to_decimal(v)) for v in self.insurance[idx]],
+            "net_main": [str(cents_to_decimal(v)) for v in self.net_main[idx]],
+            "shoe_id": self.rounds["shoe_id"].to_numpy()[r].tolist(),
+        }
+
+    def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
+        hands_of = {}
+        for rid in idx:  # only violating rounds: a few, not the hot path
+            rows = np.flatnonzero(self.rid == rid) if len(idx) < 50 else None
+            hands_of[rid] = rows
+        if len(idx) >= 50:
+            order = np.argsort(self.rid, kind="stable")
+            bounds = np.searchsorted(self.rid[order], np.stack([idx, idx + 1]))
+            hands_of = {rid: order[a:b] for rid, a, b in zip(idx, bounds[0], bounds[1])}
+        seats = []
+        for rid in idx:
+            rows = hands_of[rid]
+            seats.append("; ".join(
+                f"{self.seat[i]}.{self.hand[i]}: {format_cards(self.cards[i])} "
+                f"[{''.join(LETTERS[c] for c in self.actions[i] if c >= 0)}] "
+                f"pool {cents_to_decimal(self.pool_bet[i])}/{cents_to_decimal(self.pool_paid[i])}"
+                for i in rows))
+        return {
+            "dealer_cards": [format_cards(row) for row in self.dealer[idx]],
+            "hands": seats,
+            "shoe_id": self.rounds["shoe_id"].to_numpy()[idx].tolist(),
+        }
+
+    def hands_result(self, applies, violates, **kw) -> CheckResult:
+        return CheckResult(frame=self.hands, applies=applies, violates=violates,
+                           evidence=self.hand_evidence, round_index=self.rid, **kw)
+
+    def rounds_result(self, applies, violates, **kw) -> CheckResult:
+        return CheckResult(frame=self.rounds, applies=applies, violates=violates,
+                           evidence=self.round_evidence, round_index=np.arange(self.n_rounds), **kw)
+
+
+def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """(violates, reason index, reason keys): the first matching reason names each row."""
+    masks = [m for m, _ in pairs]
+    violates = np.logical_or.reduce(masks)
+    reason = np.zeros(len(violates), dtype=np.int8)
+    for i in range(len(masks) - 1, -1, -1):
+        reason[masks[i]] = i
+    return violates, reason, tuple(k for _, k in pairs)
+
+
+# --- the checks, one per code -----------------------------------------------------------
+
+def check_cards(ctx: Context) -> CheckResult:
+    """Every card of a round is one of the 52 of a deck (jokers and unreadable codes are a
+    data finding; such a round is rejected for every other rule)."""
+    faults = ctx.card_faults
+    frame = pd.concat([faults, ctx.rounds[["table_id", "round_id", "started_at", "dealer_id", "_file", "_line"]]],
+                      ignore_index=True)
+    bad = np.r_[np.ones(len(faults), bool), np.zeros(ctx.n_rounds, bool)]
+    return CheckResult(frame=frame, applies=np.ones(len(frame), bool), violates=bad,
+                       evidence=lambda idx: {"cards": frame["text"].to_numpy()[idx].tolist(),
+                                             "field": frame["field"].to_numpy()[idx].tolist()},
+                       round_index=np.arange(len(frame)))
+
+
+def check_shoe(ctx: Context) -> CheckResult:
+    """No card appears in a round more often than the posted number of decks holds."""
+    decks = ctx.param("decks")
+    over = np.zeros(ctx.n_rounds, dtype=bool)
+    step = 200_000  # rounds per block keeps the count table small
+    for lo in range(0, ctx.n_rounds, step):
+        hi = min(lo + step, ctx.n_rounds)
+        rows = (ctx.rid >= lo) & (ctx.rid < hi)
+        hand_cards = ctx.cards[rows]
+        keys = [((ctx.rid[rows] - lo)[:, None] * 52 + hand_cards)[hand_cards >= 0],
+                (np.arange(hi - lo)[:, None] * 52 + ctx.dealer[lo:hi])[ctx.dealer[lo:hi] >= 0]]
+        counts = np.bincount(np.concatenate(keys), minlength=(hi - lo) * 52).reshape(hi - lo, 52)
+        over[lo:hi] = counts.max(axis=1) > decks[lo:hi]
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), over)
+
+
+def check_surrender(ctx: Context) -> CheckResult:
+    """Art. 9: surrender only on the first two cards of the original hand, as the first
+    decision, and never when the dealer's face-up card is an Ace."""
+    n = ctx.n
+    applies = n[SURR] > 0
+    surr_first = np.take_along_axis(ctx.actions, np.minimum(ctx.first_play, ctx.actions.shape[1] - 1)[:, None],
+                                    axis=1)[:, 0] == SURR
+    violates, reason, keys = _reasons(
+        (ctx.up_is_ace[ctx.rid], "reason.plb.surrender_dealer_ace"),
+        (ctx.in_split | (n[HIT] + n[DOUBLE] + n[SPLIT] > 0) | ~surr_first | (n[SURR] > 1),
+         "reason.plb.surrender_not_first"),
+    )
+    return ctx.hands_result(applies, violates, reason=reason, reasons=keys)
+
+
+def _settled(ctx: Context, outcomes, *, insurance=False) -> CheckResult:
+    if insurance:
+        hole_ten = bj.is_ten_value(ctx.dealer[:, 1])[ctx.rid]
+        expected = bj.insurance_expected(ctx.insurance, hole_ten)
+        observed = ctx.net_insurance
+        applies = ctx.insurance > 0
+    else:
+        expected, outcome = ctx.settlement
+        observed = ctx.net_main
+        applies = np.isin(outcome, outcomes)
+    violates = money_mismatch(observed, expected, bj.SCALE)
+    return ctx.hands_result(applies, violates, expected=expected, observed=observed * bj.SCALE, scale=bj.SCALE)
+
+
+def check_surrender_pay(ctx: Context) -> CheckResult:
+    """Art. 9: a surrendering player loses exactly half the bet."""
+    return _settled(ctx, [bj.Outcome.SURRENDER])
+
+
+def check_insurance(ctx: Context) -> CheckResult:
+    """Art. 10: insurance only against a dealer Ace, only on original hands, before the
+    voluntary deal, and at most half the original bet."""
+    applies = ctx.insurance > 0
+    violates, reason, keys = _reasons(
+        (~ctx.up_is_ace[ctx.rid], "reason.plb.insurance_no_ace"),
+        (ctx.hand > 0, "reason.plb.insurance_not_original"),
+        (2 * ctx.insurance > ctx.bet, "reason.plb.insurance_over_half"),
+        (ctx.after_first_play(INS), "reason.plb.insurance_late"),
+    )
+    return ctx.hands_result(applies, violates, reason=reason, reasons=keys,
+                            expected=ctx.bet * 5, observed=ctx.insurance * 10, scale=10)
+
+
+def check_insurance_pay(ctx: Context) -> CheckResult:
+    """Art. 10: insurance pays 2:1 when the hole card is a ten-value card, else is lost."""
+    return _settled(ctx, None, insurance=True)
+
+
+def _parent_rows(ctx: Context) -> np.ndarray:
+    """Row of each split hand's parent (hands of a seat are consecutive rows 0..k)."""
+    rows = np.arange(len(ctx.hand))
+    split_from = ctx.hands["split_from"].to_numpy()
+    return np.where(ctx.hand > 0, rows - (ctx.hand - split_from), rows)
+
+
+def check_split(ctx: Context) -> CheckResult:
+    """Art. 11: split only two first cards of equal value, with a bet equal to the original,
+    up to the posted number of splits. "Equal value" for 10-J-Q-K follows the profile
+    option split_by ([STANDARD], default value)."""
+    child = ctx.hand > 0
+    parent = _parent_rows(ctx)
+    first = ctx.cards[:, 0]
+    by_rank = ctx.param("split_by", missing="value")[ctx.rid] == "rank"
+    same_value = bj.card_values(first[parent]) == bj.card_values(first)
+    same_rank = (first[parent] >> 2) == (first >> 2)
+    original_row = np.arange(len(ctx.hand)) - ctx.hand
+    late = ctx.after_first_play(SPLIT)
+    violates, reason, keys = _reasons(
+        (np.where(by_rank, ~same_rank, ~same_value), "reason.plb.split_unequal"),
+        (late[parent], "reason.plb.split_late"),
+        (ctx.bet != ctx.bet[original_row], "reason.plb.split_bet"),
+        (ctx.hand > ctx.param("max_splits")[ctx.rid], "reason.plb.split_too_many"),
+    )
+    return ctx.hands_result(child, violates, reason=reason, reasons=keys)
+
+
+def check_split_aces(ctx: Context) -> CheckResult:
+    """Art. 11: each hand of split Aces receives exactly one more card."""
+    ace_first = (ctx.cards[:, 0] >> 2) == bj.ACE_RANK
+    applies = ace_first & ctx.in_split
+    n = ctx.n
+    allowed_splits = np.where(ctx.hand == 0, 1, 0)
+    violates = (n[HIT] > 0) | (n[DOUBLE] > 0) | (n[SPLIT] > allowed_splits)
+    return ctx.hands_result(applies, violates)
+
+
+def check_double(ctx: Context) -> CheckResult:
+    """Art. 12: double on the hand's first two cards (split hands too), by at most the
+    original bet, for exactly one more card."""
+    n = ctx.n
+    applies = n[DOUBLE] > 0
+    cols = np.arange(ctx.actions.shape[1])[None, :]
+    d_pos = np.where(applies, (ctx.actions == DOUBLE).argmax(axis=1), 0)
+    hit_before = ((ctx.actions == HIT) & (cols < d_pos[:, None])).any(axis=1)
+    hit_after = ((ctx.actions == HIT) & (cols > d_pos[:, None])).any(axis=1)
+    violates, reason, keys = _reasons(
+        (hit_before | ((ctx.actions == SURR) & (cols < d_pos[:, None])).any(axis=1), "reason.plb.double_late"),
+        (ctx.double > ctx.bet, "reason.plb.double_over_bet"),
+        (hit_after | (n[DOUBLE] > 1), "reason.plb.double_more_cards"),
+    )
+    return ctx.hands_result(applies, violates, reason=reason, reasons=keys,
+                            expected=ctx.bet, observed=ctx.double)
+
+
+def check_bj_pay(ctx: Context) -> CheckResult:
+    """Art. 13: a player Black Jack pays 3 to 2."""
+    return _settled(ctx, [bj.Outcome.BLACKJACK])
+
+
+def check_even_money(ctx: Context) -> CheckResult:
+    """Art. 13: even money only for a player Black Jack against a dealer Ace, chosen before
+    the voluntary deal (it ends the hand)."""
+    applies = ctx.n[EVEN] > 0
+    n = ctx.n
+    violates, reason, keys = _reasons(
+        (~(ctx.natural & (ctx.hand == 0) & ctx.up_is_ace[ctx.rid]), "reason.plb.even_money_not_bj_ace"),
+        ((n[HIT] + n[DOUBLE] + n[SPLIT] + n[SURR] > 0) | ctx.after_first_play(EVEN), "reason.plb.even_money_late"),
+    )
+    return ctx.hands_result(applies, violates, reason=reason, reasons=keys)
+
+
+def check_even_money_pay(ctx: Context) -> CheckResult:
+    """Art. 13: even money pays 1 to 1."""
+    return _settled(ctx, [bj.Outcome.EVEN_MONEY])
+
+
+def check_dealer_bj(ctx: Context) -> CheckResult:
+    """Art. 13: against a dealer Black Jack every player loses only the original bet
+    (split hands and doubles are returned) and a player Black Jack pushes."""
+    return _settled(ctx, [bj.Outcome.DEALER_BLACKJACK, bj.Outcome.BLACKJACK_PUSH])
+
+
+def check_play(ctx: Context) -> CheckResult:
+    """Art. 14: a player receives cards one at a time only while holding less than 21;
+    a card dealt to a hand of 21 or more (a bust included) breaks the rule."""
+    prefix = bj.prefix_totals(ctx.cards)
+    cols = np.arange(ctx.cards.shape[1])[None, :]
+    drawn = (cols >= 2) & (cols < ctx.count[:, None])
+    before = np.c_[np.zeros((len(prefix), 1), np.int16), prefix[:, :-1]]
+    violates = (drawn & (before >= 21)).any(axis=1)
+    return ctx.hands_result(np.ones(len(ctx.hand), bool), violates)
+
+
+def check_dealer_play(ctx: Context) -> CheckResult:
+    """Art. 14: the dealer stands on 17 or more (soft 17 included) and draws on 16 or less."""
+    drew, stood = bj.dealer_play_faults(ctx.dealer, ctx.dealer_count)
+    violates, reason, keys = _reasons((drew, "reason.plb.dealer_drew_on_17"),
+                                      (stood, "reason.plb.dealer_stood_below_17"))
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), violates, reason=reason, reasons=keys)
+
+
+def check_win(ctx: Context) -> CheckResult:
+    """Art. 15: a winning hand is paid 1 to 1 (its double included)."""
+    return _settled(ctx, [bj.Outcome.WIN])
+
+
+def check_lose(ctx: Context) -> CheckResult:
+    """Arts. 14 and 16: a busted hand, or one below the dealer, loses its whole stake."""
+    return _settled(ctx, [bj.Outcome.LOSE, bj.Outcome.BUST])
+
+
+def check_push(ctx: Context) -> CheckResult:
+    """Art. 17: equal totals, whatever the number of cards, neither win nor lose."""
+    return _settled(ctx, [bj.Outcome.PUSH])
+
+
+class _Pool:
+    """The pool of each round (Art. 18), from the hand-0 rows."""
+
+    def __init__(self, ctx: Context):
+        r, R = ctx.rid, ctx.n_rounds
+        self.total = group_sum(ctx.pool_bet, r, R)
+        self.paid = group_sum(ctx.pool_paid, r, R)
+        eligible = (ctx.hand == 0) & (ctx.pool_bet > 0)
+        score = np.where(eligible, ctx.initial_score, -1).astype(np.int16)
+        self.best = group_max(score, r, R, initial=np.int16(-1))
+        self.winner = eligible & (score == self.best[r])
+        self.k = group_sum(self.winner.astype(np.int64), r, R)
+        # Commission in basis points, applied in integers and truncated to the céntimo
+        # (in the player's favour, so a correctly posted rate never breaks the 5 % cap).
+        pct = ctx.param("pool_commission_pct")
+        bp = np.asarray([int(p * 100) for p in pct], dtype=np.int64) if len(pct) else np.zeros(0, np.int64)
+        self.commission = self.total * bp // 10_000
+        carry = ctx.param("pool_tie", missing="split") == "carry_over"
+        self.carried = carry & (self.k > 1)
+        self.expected_paid = np.where(self.carried, 0, self.total - self.commission)
+
+
+def check_pool_winner(ctx: Context) -> CheckResult:
+    """Art. 18: the pool goes to the pool bettor with the highest two-card score after the
+    mandatory deal; equal highest scores share it equally (profile pool_tie: split) or
+    leave it for the next round (carry_over)."""
+    pool = ctx.pool
+    r = ctx.rid
+    wrong_hand = (~pool.winner & (ctx.pool_paid > 0)) | (pool.carried[r] & (ctx.pool_paid > 0))
+    uneven = pool.winner & ~pool.carried[r] & (pool.paid[r] > 0) & (
+        np.abs(ctx.pool_paid * pool.k[r] - pool.paid[r]) >= pool.k[r])
+    violates = group_any(wrong_hand | uneven, r, ctx.n_rounds)
+    return ctx.rounds_result(pool.total > 0, violates)
+
+
+def check_pool_commission(ctx: Context) -> CheckResult:
+    """Art. 18: the commission taken is the rate posted at the table."""
+    pool = ctx.pool
+    applies = (pool.total > 0) & ~pool.carried
+    violates = pool.paid != pool.expected_paid
+    return ctx.rounds_result(applies, violates, expected=pool.expected_paid, observed=pool.paid)
+
+
+def check_pool_cap(ctx: Context) -> CheckResult:
+    """Art. 18: the commission is at most five per cent of the pool."""
+    pool = ctx.pool
+    applies = (pool.total > 0) & ~pool.carried
+    taken = pool.total - pool.paid
+    violates = taken * 100 > pool.total * 5
+    cap = pool.total * 5 // 100
+    return ctx.rounds_result(applies, violates, expected=cap, observed=taken)
+
+
+def check_posted_commission(ctx: Context) -> CheckResult:
+    """Art. 18: the commission rate a profile posts is itself at most 5 %."""
+    profiles = ctx.profiles.profiles
+    frame = pd.DataFrame({"table_id": [",".join(p.tables) or "*" for p in profiles], "round_id": "",
+                          "profile": [p.id for p in profiles]})
+    pct = np.array([p.pool_commission_pct for p in profiles], dtype=object)
+    violates = np.array([p > 5 for p in pct], dtype=bool)
+    used = np.zeros(len(profiles), bool)
+    used[np.unique(ctx.which)] = True
+    used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
+    return CheckResult(frame=frame, applies=used, violates=violates,
+                       evidence=lambda idx: {"profile": frame["profile"].to_numpy()[idx].tolist(),
+                                             "pool_commission_pct": [str(pct[i]) for i in idx]},
+                       round_index=np.zeros(len(frame), np.int64))
+
+
+def check_bet_limits(ctx: Context) -> CheckResult:
+    """[STANDARD] Bets within the minimum and maximum posted at the table (main bet of the
+    original hand, and the pool bet when one is placed)."""
+    r = ctx.rid
+    lo, hi = ctx.param("min_bet", cents=True)[r], ctx.param("max_bet", cents=True)[r]
+    plo, phi = ctx.param("min_pool_bet", cents=True)[r], ctx.param("max_pool_bet", cents=True)[r]
+    original = ctx.hand == 0
+    posted = (lo >= 0) | (hi >= 0) | (plo >= 0) | (phi >= 0)
+    main_bad = ((lo >= 0) & (ctx.bet < lo)) | ((hi >= 0) & (ctx.bet > hi))
+    pool = ctx.pool_bet > 0
+    pool_bad = pool & (((plo >= 0) & (ctx.pool_bet < plo)) | ((phi >= 0) & (ctx.pool_bet > phi)))
+    violates, reason, keys = _reasons((main_bad, "reason.plb.bet_main"), (pool_bad, "reason.plb.bet_pool"))
+    return ctx.hands_result(original & posted, violates, reason=reason, reasons=keys,
+                            note="" if posted.any() or not len(posted) else "note.no_limits_posted")
+
+
+def round_payout(ctx: Context) -> np.ndarray:
+    """What the table paid out in a round: winnings on main bets and insurance, plus pool
+    payments."""
+    paid = np.maximum(ctx.net_main, 0) + np.maximum(ctx.net_insurance, 0) + ctx.pool_paid
+    return group_sum(paid, ctx.rid, ctx.n_rounds)
+
+
+def check_pay_limit(ctx: Context) -> CheckResult:
+    """[PERU] The total paid in a round stays within the posted payment limit."""
+    limit = ctx.param("payment_limit", cents=True)
+    applies = limit >= 0
+    total = round_payout(ctx)
+    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total,
+                             note="" if applies.any() or not len(applies) else "note.no_limits_posted")
+
+
+CHECKS = {
+    "PLB-CARDS": check_cards,
+    "PLB-SHOE": check_shoe,
+    "PLB-SURRENDER": check_surrender,
+    "PLB-SURRENDER-PAY": check_surrender_pay,
+    "PLB-INSURANCE": check_insurance,
+    "PLB-INSURANCE-PAY": check_insurance_pay,
+    "PLB-SPLIT": check_split,
+    "PLB-SPLIT-ACES": check_split_aces,
+    "PLB-DOUBLE": check_double,
+    "PLB-BJ-PAY": check_bj_pay,
+    "PLB-EVEN-MONEY": check_even_money,
+    "PLB-EVEN-MONEY-PAY": check_even_money_pay,
+    "PLB-DEALER-BJ": check_dealer_bj,
+    "PLB-PLAY": check_play,
+    "PLB-DEALER-PLAY": check_dealer_play,
+    "PLB-WIN": check_win,
+    "PLB-LOSE": check_lose,
+    "PLB-PUSH": check_push,
+    "PLB-POOL-WINNER": check_pool_winner,
+    "PLB-POOL-COMMISSION": check_pool_commission,
+    "PLB-POOL-CAP": check_pool_cap,
+    "PLB-POSTED-COMMISSION": check_posted_commission,
+    "PLB-BET-LIMITS": check_bet_limits,
+    "PLB-PAY-LIMIT": check_pay_limit,
+}

@@ -1,0 +1,338 @@
+"""The audit: files in, findings and per-rule outcomes out. Never prints, never exits.
+
+Flow: read every file as strings → per game, type and validate every row → reject whole
+rounds that have a bad row → sort the rest deterministically → run every registered check
+on every round → collect findings, rule outcomes and the accounting of every record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from .checks.base import CheckResult, cents_from_scaled
+from .findings import InputSummary, RuleOutcome
+from .i18n import t
+from .logs.ingest import SUFFIXES, HandTable, InputError, RawLog, read_raw, type_rows
+from .logs.schema import columns_of
+from .profiles import ProfileBase, ProfileSet
+from .registry import GAMES, plugin
+
+__all__ = ["AuditResult", "audit", "discover", "SCHEMA_VERSION", "FINDING_COLUMNS"]
+
+SCHEMA_VERSION = "1.0"
+FINDING_COLUMNS = ["code", "game", "directive", "article", "source", "severity", "table_id", "round_id",
+                   "seat", "hand", "started_at", "dealer_id", "message", "expected", "observed", "impact",
+                   "evidence", "file", "line"]
+LIMA = "America/Lima"
+
+
+@dataclass
+class AuditResult:
+    inputs: list[InputSummary]
+    rules: list[RuleOutcome]
+    findings: pd.DataFrame
+    rejected: pd.DataFrame
+    games: list[str]
+    profiles: list[ProfileBase]
+    lang: str
+    period: tuple[str | None, str | None] = (None, None)
+    totals: dict = field(default_factory=dict)
+    tool_version: str = __version__
+
+    @property
+    def input_errors(self) -> list[InputSummary]:
+        return [i for i in self.inputs if i.error]
+
+
+def discover(paths: Iterable[Path]) -> list[Path]:
+    """Every log file under the given files and folders, sorted, each once."""
+    found: set[Path] = set()
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.update(f for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(SUFFIXES)
+                         and not f.name.lower().endswith(".truth.csv"))
+        else:
+            found.add(p)
+    return sorted(found, key=lambda f: str(f))
+
+
+def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[ProfileBase] = (),
+          lang: str = "es", progress: Callable[[str], None] | None = None) -> AuditResult:
+    files = discover(paths)
+    raws: dict[str, list[RawLog]] = {}
+    inputs: dict[str, InputSummary] = {}
+    for path in files:
+        if progress:
+            progress(str(path))
+        try:
+            g, raw = read_raw(path, game)
+        except InputError as exc:
+            inputs[str(path)] = InputSummary(path=str(path), sha256="", game=None, records_read=0,
+                                             records_audited=0, records_rejected=0,
+                                             error=t(exc.key, lang, **exc.params))
+            continue
+        except OSError as exc:
+            inputs[str(path)] = InputSummary(path=str(path), sha256="", game=None, records_read=0,
+                                             records_audited=0, records_rejected=0,
+                                             error=t("input.unreadable", lang, error=exc.strerror or str(exc)))
+            continue
+        raws.setdefault(g, []).append(raw)
+
+    rules: list[RuleOutcome] = []
+    findings: list[pd.DataFrame] = []
+    rejected: list[pd.DataFrame] = []
+    periods: list[pd.Series] = []
+    totals = {"rounds": 0, "hands": 0, "wagered": 0}
+    games = sorted(raws) if game is None else [game]
+    for g in games:
+        outcome = _audit_game(g, raws.get(g, []), profiles, lang)
+        rules.extend(outcome["rules"])
+        findings.append(outcome["findings"])
+        rejected.append(outcome["rejected"])
+        periods.append(outcome["times"])
+        for k in totals:
+            totals[k] += outcome["totals"][k]
+        for raw in raws.get(g, []):
+            bad = outcome["rejected_records"].get(raw.path, 0)
+            inputs[raw.path] = InputSummary(path=raw.path, sha256=raw.sha256, game=g,
+                                            records_read=raw.records_read,
+                                            records_audited=raw.records_read - bad, records_rejected=bad,
+                                            extra_columns=tuple(raw.extra_columns))
+    all_findings = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
+    all_rejected = pd.concat(rejected, ignore_index=True) if rejected else _empty_rejects()
+    times = pd.concat(periods) if periods else pd.Series(dtype="datetime64[ns, UTC]")
+    period = (None, None)
+    if len(times):
+        period = (_iso(times.min()), _iso(times.max()))
+    return AuditResult(inputs=[inputs[k] for k in sorted(inputs)], rules=rules, findings=all_findings,
+                       rejected=all_rejected, games=games, profiles=list(profiles), lang=lang, period=period,
+                       totals=totals)
+
+
+def _empty_rejects() -> pd.DataFrame:
+    return pd.DataFrame({"file": pd.Series(dtype=str), "line": pd.Series(dtype=np.int64),
+                         "field": pd.Series(dtype=str), "reason": pd.Series(dtype=str),
+                         "detail": pd.Series(dtype=str)})
+
+
+def _iso(ts) -> str:
+    return pd.Timestamp(ts).tz_convert(LIMA).isoformat()
+
+
+def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, str, str]]:
+    """Round fields repeated on each hand row must agree within the round."""
+    df = table.df
+    key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
+    codes, _ = pd.factorize(key, sort=False)
+    if not len(codes):
+        return []
+    first = np.full(codes.max() + 1, -1, np.int64)
+    first[codes[::-1]] = np.arange(len(codes))[::-1]
+    ref = first[codes]
+    out = []
+    for col in columns_of(game):
+        if not col.round_level or col.name in ("table_id", "round_id"):
+            continue
+        if col.name in table.matrices:
+            m = table.matrices[col.name].cards
+            differs = (m != m[ref]).any(axis=1)
+        else:
+            values = df[col.name]
+            differs = ~(values.to_numpy() == values.to_numpy()[ref]) & values.notna().to_numpy()
+        out.append((differs, col.name, "reject.round_fields_differ"))
+    return out
+
+
+def _audit_game(game: str, raws: list[RawLog], profiles, lang: str) -> dict:
+    p = plugin(game)
+    spec = p.spec
+    frame = pd.concat([r.frame for r in raws], ignore_index=True) if raws else _empty_frame(game)
+    table, rejects = type_rows(frame, game, p.letters)
+    problems = p.validate(table) + _round_consistency(table, game)
+    from .logs.ingest import _collect
+
+    # Structural checks speak only of rows whose fields all parsed: a row with an unreadable
+    # card is not also reported for having "too few cards".
+    parsed = ~pd.MultiIndex.from_arrays([table.df["_file"], table.df["_line"]]).isin(
+        pd.MultiIndex.from_arrays([rejects["file"], rejects["line"]]))
+    problems = [(mask & parsed, f, r) for mask, f, r in problems]
+    rejects = pd.concat([rejects, _collect(table.df, problems, len(table))], ignore_index=True)
+    record_rejects = [r.record_rejects for r in raws if len(r.record_rejects)]
+
+    # Card faults are data findings too (PLB-CARDS etc.), one per round.
+    df = table.df
+    bad_rows = np.zeros(len(df), bool)
+    line_index = pd.MultiIndex.from_arrays([df["_file"], df["_line"]])
+    if len(rejects):
+        bad_rows = line_index.isin(pd.MultiIndex.from_arrays([rejects["file"], rejects["line"]]))
+    card_rows = np.zeros(len(df), bool)
+    card_rej = rejects[rejects["reason"] == "reject.bad_cards"]
+    if len(card_rej):
+        card_rows = line_index.isin(pd.MultiIndex.from_arrays([card_rej["file"], card_rej["line"]]))
+
+    # A round is audited whole or not at all.
+    key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
+    bad_keys = set(key[bad_rows])
+    in_bad_round = key.isin(bad_keys).to_numpy()
+    follow = in_bad_round & ~bad_rows
+    if follow.any():
+        cause = (pd.Series(df["_line"].to_numpy()[bad_rows], index=key[bad_rows].to_numpy())
+                 .groupby(level=0).min())
+        extra = pd.DataFrame({"file": df["_file"].to_numpy()[follow], "line": df["_line"].to_numpy()[follow],
+                              "field": "", "reason": "reject.round_incomplete",
+                              "detail": cause.reindex(key[follow].to_numpy()).astype(str).to_numpy()})
+        rejects = pd.concat([rejects, extra], ignore_index=True)
+    rejects = pd.concat([rejects, *record_rejects], ignore_index=True)
+    rejects["detail"] = rejects["detail"].fillna("").astype(str)
+    rejects = rejects.sort_values(["file", "line", "field", "reason"], kind="stable").reset_index(drop=True)
+    rec = df[["_file", "_line", "_record"]].drop_duplicates(["_file", "_line"])
+    rej_records = rejects.merge(rec, left_on=["file", "line"], right_on=["_file", "_line"], how="left")
+    rej_records["_record"] = rej_records["_record"].fillna(rej_records["line"])
+    rejected_records = rej_records.drop_duplicates(["file", "_record"]).groupby("file").size().to_dict()
+
+    card_faults = _card_faults(df, table, card_rows, key)
+    keep = ~in_bad_round
+    accepted = _sorted(HandTable(df=df[keep].reset_index(drop=True),
+                                 matrices={k: _take(m, keep) for k, m in table.matrices.items()}))
+    ctx = p.context(accepted, ProfileSet(game, list(profiles)), card_faults)
+
+    rules, findings = [], []
+    for rule in spec.rule:
+        try:
+            result = p.checks[rule.code](ctx)
+        except Exception as exc:  # a check that crashed is reported as error, never as passed
+            rules.append(_outcome(rule, lang, "error", 0, 0, note=f"{type(exc).__name__}: {exc}"))
+            continue
+        checked = _rounds_checked(result)
+        violations = int(result.violates.sum())
+        status = "not_applicable" if checked == 0 else ("failed" if violations else "passed")
+        rules.append(_outcome(rule, lang, status, checked, violations, note=t(result.note, lang) if result.note else ""))
+        if violations:
+            findings.append(_findings(rule, result, lang))
+    found = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
+    found = found.sort_values(["table_id", "started_at", "round_id", "seat", "hand", "code"],
+                              kind="stable", na_position="first").reset_index(drop=True)
+    times = accepted.df["started_at"]
+    return {
+        "rules": rules,
+        "findings": found,
+        "rejected": rejects,
+        "rejected_records": rejected_records,
+        "times": times,
+        "totals": {"rounds": int(ctx.n_rounds), "hands": len(accepted.df),
+                   "wagered": int(_wagered(accepted.df))},
+    }
+
+
+def _wagered(df: pd.DataFrame) -> int:
+    cols = [c for c in ("bet", "double", "insurance", "pool_bet") if c in df]
+    return int(sum(df[c].sum() for c in cols))
+
+
+def _empty_frame(game: str) -> pd.DataFrame:
+    cols = {c.name: pd.Series(dtype=object) for c in columns_of(game)}
+    return pd.DataFrame({"_file": pd.Series(dtype=object), **cols, "_line": pd.Series(dtype=np.int64),
+                         "_record": pd.Series(dtype=np.int64)})
+
+
+def _take(m, mask):
+    from .cards import CardMatrix
+
+    return CardMatrix(cards=m.cards[mask], count=m.count[mask], bad=m.bad[mask])
+
+
+def _sorted(table: HandTable) -> HandTable:
+    df = table.df
+    if not len(df):
+        return table
+    order = np.lexsort([df[c].to_numpy() for c in ("hand", "seat")][::-1][::-1] if False else
+                       [df["hand"].to_numpy(), df["seat"].to_numpy(), df["round_id"].to_numpy().astype(str),
+                        df["started_at"].to_numpy(), df["table_id"].to_numpy().astype(str)])
+    return HandTable(df=df.iloc[order].reset_index(drop=True),
+                     matrices={k: _take(m, order) for k, m in table.matrices.items()})
+
+
+def _card_faults(df, table, card_rows, key) -> pd.DataFrame:
+    cols = ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "field", "text"]
+    if not card_rows.any():
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
+    faults = df.loc[card_rows, ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line"]].copy()
+    faults["_key"] = key[card_rows].to_numpy()
+    fields, texts = [], []
+    for i in np.flatnonzero(card_rows):
+        for name, m in table.matrices.items():
+            if m.bad[i] and name != "actions":
+                fields.append(name)
+                texts.append(table.df.attrs.get("raw", {}).get(name, [""] * len(df))[i] if False else "")
+                break
+        else:
+            fields.append("")
+            texts.append("")
+    faults["field"] = fields
+    faults["text"] = texts
+    return faults.drop_duplicates("_key").drop(columns="_key").reset_index(drop=True)
+
+
+def _rounds_checked(result: CheckResult) -> int:
+    idx = result.round_index
+    if idx is None:
+        return int(result.applies.sum())
+    return int(len(np.unique(idx[result.applies])))
+
+
+def _outcome(rule, lang, status, checked, violations, note="") -> RuleOutcome:
+    return RuleOutcome(code=rule.code, game=rule.game, article=rule.article, source=rule.source,
+                       severity=rule.severity, title=rule.title_in(lang), status=status,
+                       rounds_checked=checked, violations=violations, note=note)
+
+
+def _money(values: np.ndarray | None, idx: np.ndarray, scale: int) -> list:
+    if values is None:
+        return [None] * len(idx)
+    cents = cents_from_scaled(values[idx], scale)
+    return [str((Decimal(int(c)) / 100).quantize(Decimal("0.01"))) for c in cents]
+
+
+def _findings(rule, result: CheckResult, lang: str) -> pd.DataFrame:
+    idx = np.flatnonzero(result.violates)
+    f = result.frame
+    n = len(idx)
+
+    def col(name, default=None):
+        return f[name].to_numpy()[idx] if name in f else np.full(n, default, dtype=object)
+
+    title = rule.title_in(lang)
+    if result.reason is not None and result.reasons:
+        texts = [t(k, lang) for k in result.reasons]
+        message = [f"{title}: {texts[i]}" for i in result.reason[idx]]
+    else:
+        message = [title] * n
+    expected = _money(result.expected, idx, result.scale)
+    observed = _money(result.observed, idx, result.scale)
+    if result.expected is not None and result.observed is not None:
+        impact = _money(result.observed.astype(np.int64) - result.expected.astype(np.int64), idx, result.scale)
+    else:
+        impact = [None] * n
+    evidence = result.evidence(idx) if result.evidence else {}
+    ev_rows = [{k: v[i] for k, v in evidence.items()} for i in range(n)]
+    started = col("started_at")
+    started = [None if (s is None or pd.isna(s)) else _iso(s) for s in started]
+    seat = col("seat")
+    hand = col("hand")
+    return pd.DataFrame({
+        "code": rule.code, "game": rule.game, "directive": rule.directive, "article": rule.article,
+        "source": rule.source, "severity": rule.severity,
+        "table_id": col("table_id", ""), "round_id": col("round_id", ""),
+        "seat": [None if s is None else int(s) for s in seat],
+        "hand": [None if h is None else int(h) for h in hand],
+        "started_at": started, "dealer_id": col("dealer_id"), "message": message,
+        "expected": expected, "observed": observed, "impact": impact, "evidence": ev_rows,
+        "file": col("_file"), "line": [None if v is None or pd.isna(v) else int(v) for v in col("_line")],
+    }, columns=FINDING_COLUMNS)

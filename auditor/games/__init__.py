@@ -1,0 +1,1 @@
+"""Game-specific logic (hand evaluators and settlement rules) used by the audit checks."""

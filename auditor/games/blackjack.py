@@ -1,0 +1,177 @@
+"""Black Jack arithmetic, shared by the Pot Luck and Triple Shot audits and the simulators.
+
+Everything here works on whole card matrices at once (rows are hands, columns are cards in
+dealt order, -1 pads). The scalar helpers at the end are for the simulators, which play one
+hand at a time, and use the same tables so that the game is defined once.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+__all__ = [
+    "Outcome",
+    "SCALE",
+    "card_values",
+    "prefix_totals",
+    "totals",
+    "is_ten_value",
+    "dealer_play_faults",
+    "settle_main",
+    "insurance_expected",
+    "hand_value",
+    "dealer_must_hit",
+]
+
+# Black Jack value of each rank index (2..9, T J Q K = 10, A = 1; the soft Ace is added
+# by the total functions). Index 13 is the padding slot (-1 maps to it).
+_VALUE_BY_RANK = np.array([2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 1, 0], dtype=np.int8)
+ACE_RANK = 12
+
+# Expected payouts are kept in tenths of a céntimo so that 3:2, 6:5 and half a bet stay
+# exact integers; a log amount matches when it is within one céntimo of the exact value
+# (the casino may round a fraction of a céntimo either way).
+SCALE = 10
+
+
+class Outcome(IntEnum):
+    """How a hand's main bet must be settled (what a finding reports as the criterion)."""
+
+    SURRENDER = 0
+    EVEN_MONEY = 1
+    BUST = 2
+    BLACKJACK = 3
+    BLACKJACK_PUSH = 4
+    DEALER_BLACKJACK = 5
+    WIN = 6
+    PUSH = 7
+    LOSE = 8
+
+
+def card_values(cards: np.ndarray) -> np.ndarray:
+    """Black Jack values (Ace = 1) of a card matrix; padding is 0."""
+    ranks = np.where(cards >= 0, cards >> 2, 13)
+    return _VALUE_BY_RANK[ranks]
+
+
+def prefix_totals(cards: np.ndarray) -> np.ndarray:
+    """Best total after each card: column j is the total of the first j+1 cards.
+
+    An Ace counts 11 when that keeps the total at 21 or less (a "soft" total); at most one
+    Ace can ever count 11.
+    """
+    values = card_values(cards).astype(np.int16)
+    hard = np.cumsum(values, axis=1, dtype=np.int16)
+    has_ace = np.cumsum(cards >> 2 == ACE_RANK, axis=1) > 0
+    return np.where(has_ace & (hard + 10 <= 21), hard + 10, hard).astype(np.int16)
+
+
+def totals(cards: np.ndarray, count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(best total, soft) of every hand, using its first ``count`` cards (all when None)."""
+    values = card_values(cards).astype(np.int16)
+    if count is not None:
+        values = np.where(np.arange(cards.shape[1])[None, :] < count[:, None], values, 0)
+        aces = ((cards >> 2 == ACE_RANK) & (np.arange(cards.shape[1])[None, :] < count[:, None])).any(axis=1)
+    else:
+        aces = (cards >> 2 == ACE_RANK).any(axis=1)
+    hard = values.sum(axis=1, dtype=np.int16)
+    soft = aces & (hard + 10 <= 21)
+    return np.where(soft, hard + 10, hard).astype(np.int16), soft
+
+
+def is_ten_value(cards: np.ndarray) -> np.ndarray:
+    """10, J, Q, K (the cards that make insurance win, Art. 10)."""
+    return (cards >= 0) & (card_values(cards) == 10)
+
+
+def dealer_play_faults(dealer: np.ndarray, count: np.ndarray, *, stand_on: int = 17,
+                       hit_soft_17: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(drew_when_standing, stood_when_hitting) for each dealer hand.
+
+    A dealer must draw while the total is below ``stand_on`` and stand from it on, soft
+    totals included unless ``hit_soft_17`` (Pot Luck Art. 14: "17 o más puntos ... se
+    plantará"). Column j of the prefix totals is the total the dealer held before drawing
+    card j+1.
+    """
+    best = prefix_totals(dealer)
+    width = dealer.shape[1]
+    cols = np.arange(width)[None, :]
+    if hit_soft_17:
+        hard = np.cumsum(card_values(dealer).astype(np.int16), axis=1)
+        must_hit = (best < stand_on) | ((best == 17) & (hard + 10 == 17))
+    else:
+        must_hit = best < stand_on
+    # Draws: the dealer held cards 0..j and drew card j+1, for j = 1 .. count-2.
+    drawn = (cols >= 1) & (cols <= count[:, None] - 2)
+    drew_when_standing = (drawn & ~must_hit).any(axis=1)
+    last = np.take_along_axis(must_hit, np.maximum(count - 1, 0)[:, None].astype(np.int64), axis=1)[:, 0]
+    final_total = np.take_along_axis(best, np.maximum(count - 1, 0)[:, None].astype(np.int64), axis=1)[:, 0]
+    stood_when_hitting = last & (final_total <= 21) & (count >= 2)
+    return drew_when_standing, stood_when_hitting
+
+
+def settle_main(*, player_total, player_natural, dealer_total, dealer_natural, bet, double,
+                surrendered, even_money, original_hand, bj_pays=(3, 2)):
+    """Expected net result of each hand's main bet (plus its double), in céntimos × SCALE,
+    and the Outcome that decided it.
+
+    The order of the tests is the order of the rules: a surrender (Art. 9) or even money
+    (Art. 13) ends the hand before anything else; a busted hand loses at once (Art. 14); a
+    dealer Black Jack takes only the original bet of each player (Art. 13), so split hands
+    and doubles are returned, and pushes a player Black Jack; otherwise a Black Jack pays
+    ``bj_pays`` and totals are compared (Arts. 15-17).
+    """
+    stake = (bet + double).astype(np.int64)
+    bet = bet.astype(np.int64)
+    num, den = bj_pays
+    outcome = np.full(len(bet), Outcome.LOSE, dtype=np.int8)
+    net = -stake * SCALE
+
+    player_bust = player_total > 21
+    dealer_bust = dealer_total > 21
+    conditions = [
+        (surrendered, Outcome.SURRENDER, -bet * SCALE // 2),
+        (even_money, Outcome.EVEN_MONEY, bet * SCALE),
+        (dealer_natural & player_natural, Outcome.BLACKJACK_PUSH, np.zeros_like(bet)),
+        (dealer_natural, Outcome.DEALER_BLACKJACK, np.where(original_hand, -bet * SCALE, 0)),
+        (player_bust, Outcome.BUST, -stake * SCALE),
+        (player_natural, Outcome.BLACKJACK, bet * SCALE * num // den),
+        (dealer_bust | (player_total > dealer_total), Outcome.WIN, stake * SCALE),
+        (player_total == dealer_total, Outcome.PUSH, np.zeros_like(bet)),
+    ]
+    decided = np.zeros(len(bet), dtype=bool)
+    for mask, kind, amount in conditions:
+        take = mask & ~decided
+        outcome[take] = kind
+        net = np.where(take, amount, net)
+        decided |= take
+    return net, outcome
+
+
+def insurance_expected(insurance: np.ndarray, hole_is_ten: np.ndarray) -> np.ndarray:
+    """Art. 10: insurance pays 2:1 when the hole card is a ten-value card, else it is lost
+    (céntimos × SCALE)."""
+    insurance = insurance.astype(np.int64)
+    return np.where(hole_is_ten, 2 * insurance, -insurance) * SCALE
+
+
+# --- scalar helpers for the simulators -------------------------------------------------
+
+def hand_value(cards: list[int]) -> tuple[int, bool]:
+    """(best total, soft) of one hand of card ints."""
+    hard = 0
+    ace = False
+    for c in cards:
+        v = _VALUE_BY_RANK[c >> 2]
+        hard += v
+        ace |= (c >> 2) == ACE_RANK
+    if ace and hard + 10 <= 21:
+        return hard + 10, True
+    return hard, False
+
+
+def dealer_must_hit(cards: list[int], *, stand_on: int = 17, hit_soft_17: bool = False) -> bool:
+    total, soft = hand_value(cards)
+    return total < stand_on or (hit_soft_17 and soft and total == 17)

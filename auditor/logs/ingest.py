@@ -1,0 +1,301 @@
+"""Reading export files into typed, validated hand tables.
+
+Every record read is either audited or rejected with its file, line, field and reason:
+nothing is dropped. A record is a CSV or Parquet row (one hand) or a JSONL line (one round).
+When any record of a round is rejected, the round's other records are rejected too (a round
+is audited whole or not at all), each naming the line that caused it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..cards import CardMatrix, parse_cards
+from ..money import parse_money
+from .schema import Column, Kind, columns_of
+
+__all__ = ["InputError", "RawLog", "HandTable", "read_raw", "detect_game", "type_rows",
+           "SUFFIXES", "LIMA_OFFSET"]
+
+SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
+LIMA_OFFSET = "-05:00"
+
+
+class InputError(Exception):
+    """A file that cannot be read at all (exit code 2). ``key`` names the catalogue message."""
+
+    def __init__(self, path: str, key: str, **params):
+        super().__init__(f"{path}: {key} {params}")
+        self.path = path
+        self.key = key
+        self.params = params
+
+
+@dataclass
+class RawLog:
+    path: str
+    sha256: str
+    frame: pd.DataFrame  # all str columns, plus _line (int) and _record (int)
+    records_read: int
+    record_rejects: pd.DataFrame  # records rejected before typing (unparsable JSON lines)
+    extra_columns: list[str] = field(default_factory=list)
+
+
+@dataclass
+class HandTable:
+    """Typed hands of one game: scalar columns in ``df``, card and action matrices beside it,
+    row-aligned. Rows are sorted by table, time, round, seat and hand."""
+
+    df: pd.DataFrame
+    matrices: dict[str, CardMatrix]
+
+    def __len__(self) -> int:
+        return len(self.df)
+
+
+def _rejects(file, line, field_, reason, detail="") -> pd.DataFrame:
+    return pd.DataFrame({"file": file, "line": line, "field": field_, "reason": reason, "detail": detail})
+
+
+EMPTY_REJECTS = _rejects([], [], [], [], [])
+
+
+def _open_bytes(path: Path) -> bytes:
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InputError(str(path), "input.bad_gzip", error=str(exc)) from None
+    return data
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def detect_game(columns) -> str | None:
+    """The game whose required columns a file has (None when no game's, or several's)."""
+    found = [g for g in _games() if {c.name for c in columns_of(g) if c.required} <= set(columns)]
+    return found[0] if len(found) == 1 else None
+
+
+def _games():
+    from .schema import ROUND_MODELS
+
+    return list(ROUND_MODELS)
+
+
+def read_raw(path: Path, game: str | None = None) -> tuple[str, RawLog]:
+    """Read one export as strings; returns (game, RawLog). Raises InputError when the file
+    as a whole cannot be read (unknown type, no header, missing columns)."""
+    name = path.name.lower()
+    if not name.endswith(SUFFIXES):
+        raise InputError(str(path), "input.unknown_type")
+    digest = _sha256(path)
+    rejects = EMPTY_REJECTS
+    if name.endswith((".jsonl", ".jsonl.gz")):
+        frame, rejects, records = _read_jsonl(path)
+    elif name.endswith(".parquet"):
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as exc:  # pyarrow raises many types for a damaged file
+            raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
+        frame = frame.astype("str").where(frame.notna(), "")
+        frame["_line"] = np.arange(1, len(frame) + 1)
+        frame["_record"] = frame["_line"]
+        records = len(frame)
+    else:
+        frame = _read_csv(path)
+        records = len(frame)
+    columns = [c for c in frame.columns if not c.startswith("_")]
+    if game is None:
+        game = detect_game(columns)
+        if game is None:
+            if not columns and records == 0:
+                raise InputError(str(path), "input.empty")
+            raise InputError(str(path), "input.unknown_game", columns=", ".join(columns[:12]))
+    expected = columns_of(game)
+    missing = [c.name for c in expected if c.required and c.name not in frame.columns]
+    if missing and records > 0:
+        raise InputError(str(path), "input.missing_columns", columns=", ".join(missing))
+    known = {c.name for c in expected} | {"game"}
+    extra = [c for c in columns if c not in known]
+    for c in expected:
+        if c.name not in frame.columns:
+            frame[c.name] = ""
+    frame = frame[[c.name for c in expected] + ["_line", "_record"]]
+    frame.insert(0, "_file", str(path))
+    return game, RawLog(path=str(path), sha256=digest, frame=frame, records_read=records,
+                        record_rejects=rejects, extra_columns=extra)
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    data = _open_bytes(path)
+    if not data.strip():
+        raise InputError(str(path), "input.empty")
+    try:
+        frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, na_filter=False,
+                            encoding="utf-8-sig", skipinitialspace=False)
+    except UnicodeDecodeError:
+        raise InputError(str(path), "input.bad_encoding") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputError(str(path), "input.unparsable", error=str(exc).splitlines()[0]) from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    # Line numbers assume one physical line per record (the format forbids line breaks
+    # inside fields); the header is line 1.
+    frame["_line"] = np.arange(2, len(frame) + 2)
+    frame["_record"] = frame["_line"]
+    return frame
+
+
+def _read_jsonl(path: Path):
+    data = _open_bytes(path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(str(path), "input.bad_encoding") from None
+    rows: list[dict] = []
+    bad_lines: list[int] = []
+    bad_detail: list[str] = []
+    records = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        records += 1
+        try:
+            doc = json.loads(line)
+            if not isinstance(doc, dict) or not isinstance(doc.get("hands"), list) or not doc["hands"]:
+                raise ValueError("a round object with a non-empty 'hands' list is required")
+        except (ValueError, RecursionError) as exc:
+            bad_lines.append(number)
+            bad_detail.append(str(exc)[:200])
+            continue
+        base = {k: v for k, v in doc.items() if k != "hands"}
+        for hand in doc["hands"]:
+            if not isinstance(hand, dict):
+                hand = {"cards": "\x00"}  # rejected below as unreadable cards
+            rows.append({**base, **hand, "_line": number, "_record": number})
+    frame = pd.DataFrame(rows)
+    if len(frame):
+        cols = [c for c in frame.columns if not c.startswith("_")]
+        frame[cols] = frame[cols].map(_json_scalar_to_str)
+    else:
+        frame = pd.DataFrame({"_line": pd.Series(dtype=np.int64), "_record": pd.Series(dtype=np.int64)})
+    rejects = _rejects(str(path), bad_lines, "", "reject.bad_json", bad_detail)
+    return frame, rejects, records
+
+
+def _json_scalar_to_str(value) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, bool):
+        return "\x00bool"  # a boolean is no valid value of any field
+    if isinstance(value, (dict, list)):
+        return "\x00" + json.dumps(value)[:40]
+    return str(value)
+
+
+# --- typing and validation -------------------------------------------------------------
+
+def _time_column(values: pd.Series):
+    text = values.str.strip()
+    has_zone = text.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
+    text = text.where(has_zone, text + LIMA_OFFSET)
+    parsed = pd.to_datetime(text, utc=True, errors="coerce", format="ISO8601")
+    return parsed, parsed.isna().to_numpy()
+
+
+def type_rows(raw: pd.DataFrame, game: str, letters: str = "") -> tuple[HandTable, pd.DataFrame]:
+    """Type every column of ``raw`` (the concatenated string frames of one game), reject
+    what does not parse, and return (table of accepted rows, rejects)."""
+    columns = columns_of(game)
+    n = len(raw)
+    df = pd.DataFrame({"_file": raw["_file"].to_numpy(), "_line": raw["_line"].to_numpy(np.int64),
+                       "_record": raw["_record"].to_numpy(np.int64)})
+    matrices: dict[str, CardMatrix] = {}
+    problems: list[tuple[np.ndarray, str, str]] = []
+    for col in columns:
+        values = raw[col.name]
+        arrow = pa.array(values.to_numpy(dtype=object), type=pa.large_string())
+        blank = np.asarray(pc.equal(pc.utf8_trim_whitespace(arrow), "").to_numpy(zero_copy_only=False), bool)
+        if col.required and col.kind != Kind.ACTIONS:
+            problems.append((blank, col.name, "reject.missing"))
+        if col.kind == Kind.TEXT:
+            text = values.str.strip()
+            problems.append((text.str.contains("\x00", regex=False).to_numpy(), col.name, "reject.bad_text"))
+            df[col.name] = text.to_numpy(dtype=object)
+        elif col.kind == Kind.INT:
+            nums = pd.to_numeric(values.where(~blank, "-1"), errors="coerce")
+            bad = nums.isna().to_numpy() | (nums.to_numpy() % 1 != 0) | (nums.abs().to_numpy() > 10_000)
+            bad &= ~blank
+            problems.append((bad, col.name, "reject.bad_int"))
+            df[col.name] = np.where(bad | blank, -1, nums.fillna(-1).to_numpy()).astype(np.int16)
+        elif col.kind in (Kind.MONEY, Kind.SIGNED_MONEY):
+            cents, bad = parse_money(arrow, signed=col.kind == Kind.SIGNED_MONEY)
+            if col.kind == Kind.MONEY:
+                negative = np.asarray(pc.starts_with(pc.utf8_trim_whitespace(arrow), "-")
+                                      .to_numpy(zero_copy_only=False), bool)
+                problems.append((negative, col.name, "reject.negative_amount"))
+                bad &= ~negative
+            problems.append((bad & ~blank, col.name, "reject.bad_amount"))
+            df[col.name] = cents
+        elif col.kind == Kind.CARDS:
+            m = parse_cards(arrow, col.width)
+            problems.append((m.bad & ~blank, col.name, "reject.bad_cards"))
+            matrices[col.name] = m
+        elif col.kind == Kind.ACTIONS:
+            codes, bad = _letter_matrix(arrow, col.width, letters)
+            problems.append((bad, col.name, "reject.bad_actions"))
+            matrices[col.name] = CardMatrix(cards=codes, count=(codes >= 0).sum(axis=1).astype(np.int8), bad=bad)
+        elif col.kind == Kind.TIME:
+            parsed, bad = _time_column(values)
+            problems.append((bad & ~blank, col.name, "reject.bad_time"))
+            df[col.name] = parsed
+    table = HandTable(df=df, matrices=matrices)
+    return table, _collect(df, problems, n)
+
+
+def _collect(df: pd.DataFrame, problems, n: int) -> pd.DataFrame:
+    parts = []
+    for mask, field_, reason in problems:
+        idx = np.flatnonzero(mask[:n])
+        if len(idx):
+            parts.append(_rejects(df["_file"].to_numpy()[idx], df["_line"].to_numpy()[idx], field_, reason))
+    return pd.concat(parts, ignore_index=True) if parts else EMPTY_REJECTS.copy()
+
+
+def _letter_matrix(arrow: pa.Array, width: int, letters: str) -> tuple[np.ndarray, np.ndarray]:
+    """One code per letter (its index in ``letters``), -1 padded; bad = unknown letter or
+    more letters than ``width``."""
+    text = pc.utf8_upper(pc.replace_substring_regex(arrow, r"[\s,]+", ""))
+    text = text.cast(pa.large_string())
+    n = len(text)
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64, count=n + 1, offset=text.offset * 8)
+    buf = text.buffers()[2]
+    raw = np.frombuffer(buf, dtype=np.uint8) if buf is not None else np.zeros(0, np.uint8)
+    data = np.concatenate([raw[: offsets[-1]], np.zeros(width + 1, np.uint8)])
+    length = offsets[1:] - offsets[:-1]
+    lut = np.full(256, -1, np.int8)
+    for i, ch in enumerate(letters):
+        lut[ord(ch)] = i
+    k = np.arange(width)
+    present = k[None, :] < length[:, None]
+    codes = lut[data[offsets[:-1, None] + k[None, :]]]
+    bad = (length > width) | (present & (codes < 0)).any(axis=1)
+    codes = np.where(present & ~bad[:, None], codes, -1).astype(np.int8)
+    return codes, bad

@@ -1,0 +1,63 @@
+"""The explicit binding of rule codes (``rule_specs/``) to check functions.
+
+Nothing registers itself by being imported: each game is listed here with its spec file,
+its log letters, its structural validation, its context and its checks. ``verify`` fails
+loudly when a spec code has no check or a check has no spec code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from .checks import pot_luck_blackjack
+from .checks.base import Check
+from .specs import DirectiveSpec, SpecError, load_spec
+
+__all__ = ["GamePlugin", "GAMES", "verify", "plugin"]
+
+
+@dataclass(frozen=True)
+class GamePlugin:
+    game: str
+    spec_file: str
+    letters: str
+    validate: Callable
+    context: Callable
+    checks: Mapping[str, Check]
+
+    @property
+    def spec(self) -> DirectiveSpec:
+        return load_spec(self.spec_file)
+
+
+GAMES: dict[str, GamePlugin] = {
+    "pot-luck-blackjack": GamePlugin(
+        game="pot-luck-blackjack",
+        spec_file="pot_luck_blackjack.toml",
+        letters=pot_luck_blackjack.LETTERS,
+        validate=pot_luck_blackjack.validate,
+        context=pot_luck_blackjack.Context,
+        checks=pot_luck_blackjack.CHECKS,
+    ),
+}
+
+
+@cache
+def verify() -> None:
+    """Raise SpecError unless every game's spec codes and checks match one to one."""
+    for game, p in GAMES.items():
+        spec = p.spec
+        if spec.game != game:
+            raise SpecError(f"{p.spec_file}: game {spec.game!r} is not {game!r}")
+        codes, bound = set(spec.codes), set(p.checks)
+        if codes - bound:
+            raise SpecError(f"{game}: rule codes without a check: {sorted(codes - bound)}")
+        if bound - codes:
+            raise SpecError(f"{game}: checks without a rule code: {sorted(bound - codes)}")
+
+
+def plugin(game: str) -> GamePlugin:
+    verify()
+    return GAMES[game]
