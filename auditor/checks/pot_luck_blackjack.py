@@ -19,7 +19,7 @@ from ..money import cents_to_decimal
 from ..profiles import ProfileSet
 from .base import CheckResult, cents_from_scaled, group_any, group_max, group_sum, money_mismatch
 
-__all__ = ["LETTERS", "validate", "Context", "CHECKS"]
+__all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
 # Action letters of the log format, in code order.
 LETTERS = "IERPDHS"
@@ -147,15 +147,12 @@ class Context:
         split21 = self.param("split_21_is_blackjack")[self.rid].astype(bool)
         return self.two_card_21 & (~self.in_split | split21)
 
-    @cached_property
-    def first_play(self) -> np.ndarray:
-        """Column of each hand's first voluntary-deal decision (width when none)."""
-        play = np.isin(self.actions, PLAY)
-        return np.where(play.any(axis=1), play.argmax(axis=1), self.actions.shape[1])
-
-    def after_first_play(self, code: int) -> np.ndarray:
+    def after(self, code: int, among=PLAY) -> np.ndarray:
+        """Hands where decision ``code`` comes after the first of the decisions ``among``."""
+        seen = np.isin(self.actions, among)
+        first = np.where(seen.any(axis=1), seen.argmax(axis=1), self.actions.shape[1])
         cols = np.arange(self.actions.shape[1])[None, :]
-        return ((self.actions == code) & (cols > self.first_play[:, None])).any(axis=1)
+        return ((self.actions == code) & (cols > first[:, None])).any(axis=1)
 
     @cached_property
     def settlement(self) -> tuple[np.ndarray, np.ndarray]:
@@ -225,6 +222,20 @@ class Context:
                            evidence=self.round_evidence, round_index=np.arange(self.n_rounds), **kw)
 
 
+# Which rule a wrong main-bet settlement breaks, by how the hand had to be settled.
+OUTCOME_CODE = {
+    bj.Outcome.SURRENDER: "PLB-SURRENDER-PAY",
+    bj.Outcome.EVEN_MONEY: "PLB-EVEN-MONEY-PAY",
+    bj.Outcome.BUST: "PLB-LOSE",
+    bj.Outcome.BLACKJACK: "PLB-BJ-PAY",
+    bj.Outcome.BLACKJACK_PUSH: "PLB-DEALER-BJ",
+    bj.Outcome.DEALER_BLACKJACK: "PLB-DEALER-BJ",
+    bj.Outcome.WIN: "PLB-WIN",
+    bj.Outcome.PUSH: "PLB-PUSH",
+    bj.Outcome.LOSE: "PLB-LOSE",
+}
+
+
 def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """(violates, reason index, reason keys): the first matching reason names each row."""
     masks = [m for m, _ in pairs]
@@ -271,17 +282,15 @@ def check_surrender(ctx: Context) -> CheckResult:
     decision, and never when the dealer's face-up card is an Ace."""
     n = ctx.n
     applies = n[SURR] > 0
-    surr_first = np.take_along_axis(ctx.actions, np.minimum(ctx.first_play, ctx.actions.shape[1] - 1)[:, None],
-                                    axis=1)[:, 0] == SURR
     violates, reason, keys = _reasons(
         (ctx.up_is_ace[ctx.rid], "reason.plb.surrender_dealer_ace"),
-        (ctx.in_split | (n[HIT] + n[DOUBLE] + n[SPLIT] > 0) | ~surr_first | (n[SURR] > 1),
+        (ctx.in_split | (n[HIT] + n[DOUBLE] + n[SPLIT] + n[STAND] > 0) | (n[SURR] > 1),
          "reason.plb.surrender_not_first"),
     )
     return ctx.hands_result(applies, violates, reason=reason, reasons=keys)
 
 
-def _settled(ctx: Context, outcomes, *, insurance=False) -> CheckResult:
+def _settled(ctx: Context, code: str | None, *, insurance=False) -> CheckResult:
     if insurance:
         hole_ten = bj.is_ten_value(ctx.dealer[:, 1])[ctx.rid]
         expected = bj.insurance_expected(ctx.insurance, hole_ten)
@@ -290,14 +299,14 @@ def _settled(ctx: Context, outcomes, *, insurance=False) -> CheckResult:
     else:
         expected, outcome = ctx.settlement
         observed = ctx.net_main
-        applies = np.isin(outcome, outcomes)
+        applies = np.isin(outcome, [o for o, c in OUTCOME_CODE.items() if c == code])
     violates = money_mismatch(observed, expected, bj.SCALE)
     return ctx.hands_result(applies, violates, expected=expected, observed=observed * bj.SCALE, scale=bj.SCALE)
 
 
 def check_surrender_pay(ctx: Context) -> CheckResult:
     """Art. 9: a surrendering player loses exactly half the bet."""
-    return _settled(ctx, [bj.Outcome.SURRENDER])
+    return _settled(ctx, "PLB-SURRENDER-PAY")
 
 
 def check_insurance(ctx: Context) -> CheckResult:
@@ -308,7 +317,7 @@ def check_insurance(ctx: Context) -> CheckResult:
         (~ctx.up_is_ace[ctx.rid], "reason.plb.insurance_no_ace"),
         (ctx.hand > 0, "reason.plb.insurance_not_original"),
         (2 * ctx.insurance > ctx.bet, "reason.plb.insurance_over_half"),
-        (ctx.after_first_play(INS), "reason.plb.insurance_late"),
+        (ctx.after(INS), "reason.plb.insurance_late"),
     )
     return ctx.hands_result(applies, violates, reason=reason, reasons=keys,
                             expected=ctx.bet * 5, observed=ctx.insurance * 10, scale=10)
@@ -337,7 +346,7 @@ def check_split(ctx: Context) -> CheckResult:
     same_value = bj.card_values(first[parent]) == bj.card_values(first)
     same_rank = (first[parent] >> 2) == (first >> 2)
     original_row = np.arange(len(ctx.hand)) - ctx.hand
-    late = ctx.after_first_play(SPLIT)
+    late = ctx.after(SPLIT, (SURR, DOUBLE, HIT, STAND))
     violates, reason, keys = _reasons(
         (np.where(by_rank, ~same_rank, ~same_value), "reason.plb.split_unequal"),
         (late[parent], "reason.plb.split_late"),
@@ -377,7 +386,7 @@ def check_double(ctx: Context) -> CheckResult:
 
 def check_bj_pay(ctx: Context) -> CheckResult:
     """Art. 13: a player Black Jack pays 3 to 2."""
-    return _settled(ctx, [bj.Outcome.BLACKJACK])
+    return _settled(ctx, "PLB-BJ-PAY")
 
 
 def check_even_money(ctx: Context) -> CheckResult:
@@ -387,20 +396,20 @@ def check_even_money(ctx: Context) -> CheckResult:
     n = ctx.n
     violates, reason, keys = _reasons(
         (~(ctx.natural & (ctx.hand == 0) & ctx.up_is_ace[ctx.rid]), "reason.plb.even_money_not_bj_ace"),
-        ((n[HIT] + n[DOUBLE] + n[SPLIT] + n[SURR] > 0) | ctx.after_first_play(EVEN), "reason.plb.even_money_late"),
+        ((n[HIT] + n[DOUBLE] + n[SPLIT] + n[SURR] > 0) | ctx.after(EVEN), "reason.plb.even_money_late"),
     )
     return ctx.hands_result(applies, violates, reason=reason, reasons=keys)
 
 
 def check_even_money_pay(ctx: Context) -> CheckResult:
     """Art. 13: even money pays 1 to 1."""
-    return _settled(ctx, [bj.Outcome.EVEN_MONEY])
+    return _settled(ctx, "PLB-EVEN-MONEY-PAY")
 
 
 def check_dealer_bj(ctx: Context) -> CheckResult:
     """Art. 13: against a dealer Black Jack every player loses only the original bet
     (split hands and doubles are returned) and a player Black Jack pushes."""
-    return _settled(ctx, [bj.Outcome.DEALER_BLACKJACK, bj.Outcome.BLACKJACK_PUSH])
+    return _settled(ctx, "PLB-DEALER-BJ")
 
 
 def check_play(ctx: Context) -> CheckResult:
@@ -424,17 +433,17 @@ def check_dealer_play(ctx: Context) -> CheckResult:
 
 def check_win(ctx: Context) -> CheckResult:
     """Art. 15: a winning hand is paid 1 to 1 (its double included)."""
-    return _settled(ctx, [bj.Outcome.WIN])
+    return _settled(ctx, "PLB-WIN")
 
 
 def check_lose(ctx: Context) -> CheckResult:
     """Arts. 14 and 16: a busted hand, or one below the dealer, loses its whole stake."""
-    return _settled(ctx, [bj.Outcome.LOSE, bj.Outcome.BUST])
+    return _settled(ctx, "PLB-LOSE")
 
 
 def check_push(ctx: Context) -> CheckResult:
     """Art. 17: equal totals, whatever the number of cards, neither win nor lose."""
-    return _settled(ctx, [bj.Outcome.PUSH])
+    return _settled(ctx, "PLB-PUSH")
 
 
 class _Pool:

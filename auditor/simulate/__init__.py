@@ -1,0 +1,74 @@
+"""Simulators: realistic round logs with injected faults and their ground truth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..profiles import load_profiles
+from ..specs import SPEC_DIR
+
+__all__ = ["run", "SIMULATORS", "PROFILE_DIR", "write_log"]
+
+PROFILE_DIR = SPEC_DIR.parent / "profiles"
+
+
+def _pot_luck(rounds, seed, faults, profiles):
+    from .pot_luck_blackjack import simulate
+
+    return simulate(rounds, seed, faults, profiles)
+
+
+SIMULATORS = {"pot-luck-blackjack": _pot_luck}
+
+
+def truth_path(out: Path) -> Path:
+    name = out.name
+    for suffix in (".csv.gz", ".jsonl.gz", ".csv", ".jsonl", ".parquet"):
+        if name.endswith(suffix):
+            return out.with_name(name[: -len(suffix)] + ".truth.csv")
+    return out.with_name(name + ".truth.csv")
+
+
+def write_log(frame: pd.DataFrame, out: Path, game: str) -> None:
+    """Write hand rows as CSV, Parquet or canonical JSONL round documents (by suffix)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    name = out.name.lower()
+    if name.endswith(".parquet"):
+        frame.to_parquet(out, index=False)
+    elif name.endswith((".jsonl", ".jsonl.gz")):
+        import json
+
+        from ..logs.schema import columns_of
+
+        round_cols = [c.name for c in columns_of(game) if c.round_level]
+        hand_cols = [c.name for c in columns_of(game) if not c.round_level]
+        lines = []
+        for _, group in frame.groupby(["table_id", "round_id"], sort=False):
+            head = group.iloc[0]
+            doc = {"game": game, **{c: head[c] for c in round_cols}}
+            doc["hands"] = [{c: (None if c == "split_from" and row[c] == "" else
+                                 int(row[c]) if c in ("seat", "hand", "split_from") else row[c])
+                             for c in hand_cols} for row in group.to_dict("records")]
+            lines.append(json.dumps(doc, ensure_ascii=False))
+        text = "\n".join(lines) + "\n"
+        if name.endswith(".gz"):
+            import gzip
+
+            out.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+        else:
+            out.write_text(text, encoding="utf-8")
+    else:
+        frame.to_csv(out, index=False, compression="infer")
+
+
+def run(game: str, *, rounds: int, seed: int, faults: float, out: Path,
+        profiles: list[Path] | None = None) -> tuple[Path, Path]:
+    """Simulate ``rounds`` rounds of ``game``; write the log and ``<stem>.truth.csv``."""
+    loaded = load_profiles(profiles or [PROFILE_DIR])
+    frame, truth = SIMULATORS[game](rounds, seed, faults, loaded)
+    write_log(frame, out, game)
+    tpath = truth_path(out)
+    truth.to_csv(tpath, index=False)
+    return out, tpath
