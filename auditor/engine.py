@@ -145,7 +145,8 @@ def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, st
             differs = (m != m[ref]).any(axis=1)
         else:
             values = df[col.name]
-            differs = ~(values.to_numpy() == values.to_numpy()[ref]) & values.notna().to_numpy()
+            raw = values.array.asi8 if col.kind == "time" else values.to_numpy()
+            differs = ~(raw == raw[ref]) & values.notna().to_numpy()
         out.append((differs, col.name, "reject.round_fields_differ"))
     return out
 
@@ -252,9 +253,10 @@ def _sorted(table: HandTable) -> HandTable:
     df = table.df
     if not len(df):
         return table
-    order = np.lexsort([df[c].to_numpy() for c in ("hand", "seat")][::-1][::-1] if False else
-                       [df["hand"].to_numpy(), df["seat"].to_numpy(), df["round_id"].to_numpy().astype(str),
-                        df["started_at"].to_numpy(), df["table_id"].to_numpy().astype(str)])
+    # Deterministic order: table, time, round, seat, hand (lexsort's last key is primary).
+    order = np.lexsort([df[c].to_numpy() for c in ("hand", "seat")]
+                       + [df["round_id"].to_numpy().astype(str), df["started_at"].array.asi8,
+                          df["table_id"].to_numpy().astype(str)])
     return HandTable(df=df.iloc[order].reset_index(drop=True),
                      matrices={k: _take(m, order) for k, m in table.matrices.items()})
 
@@ -306,7 +308,7 @@ def _findings(rule, result: CheckResult, lang: str) -> pd.DataFrame:
     n = len(idx)
 
     def col(name, default=None):
-        return f[name].to_numpy()[idx] if name in f else np.full(n, default, dtype=object)
+        return f[name].take(idx).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
 
     title = rule.title_in(lang)
     if result.reason is not None and result.reasons:
@@ -322,8 +324,10 @@ def _findings(rule, result: CheckResult, lang: str) -> pd.DataFrame:
         impact = [None] * n
     evidence = result.evidence(idx) if result.evidence else {}
     ev_rows = [{k: v[i] for k, v in evidence.items()} for i in range(n)]
-    started = col("started_at")
-    started = [None if (s is None or pd.isna(s)) else _iso(s) for s in started]
+    started = [None] * n
+    if "started_at" in f:
+        times = pd.to_datetime(f["started_at"].take(idx), utc=True).dt.tz_convert(LIMA)
+        started = [None if pd.isna(s) else s.isoformat() for s in times]
     seat = col("seat")
     hand = col("hand")
     return pd.DataFrame({

@@ -114,3 +114,27 @@ def columns_of(game: str) -> list[Column]:
             out.append(Column(name=name, kind=extra["x-kind"], required=extra["x-required"],
                               width=extra.get("x-width"), round_level=round_level))
     return out
+
+
+def json_schema(game: str) -> dict:
+    """The JSON Schema of one round document (a JSONL line) of ``game``."""
+    schema = ROUND_MODELS[game].model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = f"https://casino-auditor.example/schema/{game}.round.schema.json"
+    return schema
+
+
+def schema_text(game: str) -> str:
+    import json
+
+    return json.dumps(json_schema(game), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":  # python -m auditor.logs.schema docs/schema
+    import sys
+    from pathlib import Path
+
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/schema")
+    target.mkdir(parents=True, exist_ok=True)
+    for g in ROUND_MODELS:
+        (target / f"{g}.round.schema.json").write_text(schema_text(g), encoding="utf-8")

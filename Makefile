@@ -1,0 +1,33 @@
+# casino-auditor. Quick start: `make audit` then `make test` (README).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: audit test bench samples clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# Audit every sample log into reports/. Exit 1 from the auditor means "findings were
+# raised" (the samples carry planted faults), which is the expected result here; 2 is an error.
+audit: $(STAMP)
+	$(BIN)/auditor audit sample_logs --profile profiles --out reports --format html,json,csv; \
+	  status=$$?; test $$status -le 1
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+# Regenerate the committed sample logs (deterministic: same seeds, same files).
+samples: $(STAMP)
+	$(BIN)/auditor simulate pot-luck-blackjack --rounds 1500 --seed 2026 --faults 0.03 --out sample_logs/pot-luck-blackjack/plb-casino-ejemplo.csv
+	$(BIN)/auditor simulate pot-luck-blackjack --rounds 300 --seed 2027 --faults 0.03 --out sample_logs/pot-luck-blackjack/plb-casino-ejemplo-b.jsonl
+
+clean:
+	rm -rf $(VENV) reports/*.html reports/*.json reports/*.csv .pytest_cache

@@ -1,0 +1,76 @@
+"""Black Jack arithmetic against exact references (reference-numbers.md section 4)."""
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from auditor.cards import parse_cards
+from auditor.games import blackjack as bj
+
+# Infinite deck, pre-peek, dealer stands on all 17s: (17, 18, 19, 20, 21, BJ, bust).
+REFERENCE = {
+    2: (0.139809, 0.134907, 0.129655, 0.124026, 0.117993, 0.0, 0.353608),
+    6: (0.165438, 0.106267, 0.106267, 0.101715, 0.097163, 0.0, 0.423150),
+    7: (0.368566, 0.137797, 0.078625, 0.078625, 0.074074, 0.0, 0.262312),
+    10: (0.111424, 0.111424, 0.111424, 0.342194, 0.034501, 0.076923, 0.212109),
+    11: (0.130789, 0.130789, 0.130789, 0.130789, 0.053866, 0.307692, 0.115286),
+}
+# One card of each rank 2..A (suit spades), each 1/13 as in an infinite deck.
+RANK_CARDS = [r * 4 for r in range(13)]
+P = {c: 1 / 13 for c in RANK_CARDS}
+
+
+@cache
+def _final(cards: tuple[int, ...]) -> dict:
+    """Exact distribution of the dealer's final result from ``cards`` (the shared rule)."""
+    if not bj.dealer_must_hit(list(cards)):
+        total, _ = bj.hand_value(list(cards))
+        key = "BJ" if len(cards) == 2 and total == 21 else ("bust" if total > 21 else total)
+        return {key: 1.0}
+    out: dict = {}
+    for c, p in P.items():
+        for k, v in _final(tuple(sorted(cards + (c,)))).items():
+            out[k] = out.get(k, 0.0) + p * v
+    return out
+
+
+@pytest.mark.parametrize("up_value", sorted(REFERENCE))
+def test_dealer_outcomes_match_published_table(up_value):
+    rank = {11: 12, 10: 8}.get(up_value, up_value - 2)
+    dist: dict = {}
+    for hole, p in P.items():
+        for k, v in _final(tuple(sorted((rank * 4, hole)))).items():
+            dist[k] = dist.get(k, 0.0) + p * v
+    got = [dist.get(k, 0.0) for k in (17, 18, 19, 20, 21, "BJ", "bust")]
+    assert got == pytest.approx(REFERENCE[up_value], abs=1e-6)
+
+
+def test_totals_soft_and_hard():
+    m = parse_cards(["AS 6D", "AS 6D TC", "AS AH 9C", "KS QD", "AS KD"], 4)
+    total, soft = bj.totals(m.cards)
+    assert total.tolist() == [17, 17, 21, 20, 21]
+    assert soft.tolist() == [True, False, True, False, True]
+
+
+def test_dealer_play_faults_soft_17_stands():
+    m = parse_cards(["AH 6C", "AH 6C 2D", "TH 6C", "TH 6C 5D", "TH 7C 2D"], 5)
+    drew, stood = bj.dealer_play_faults(m.cards, m.count)
+    assert drew.tolist() == [False, True, False, False, True]
+    assert stood.tolist() == [False, False, True, False, False]
+
+
+def test_settlement_orders_the_rules():
+    n = 7
+    z = np.zeros(n, bool)
+    net, outcome = bj.settle_main(
+        player_total=np.array([20, 21, 22, 18, 18, 21, 12]),
+        player_natural=np.array([0, 1, 0, 0, 0, 1, 0], bool),
+        dealer_total=np.array([19, 20, 21, 18, 21, 21, 21]),
+        dealer_natural=np.array([0, 0, 0, 0, 1, 1, 1], bool),
+        bet=np.full(n, 1000), double=np.array([0, 0, 1000, 0, 1000, 0, 0]),
+        surrendered=z, even_money=z, original_hand=np.array([1, 1, 1, 1, 1, 1, 0], bool))
+    assert (net // bj.SCALE).tolist() == [1000, 1500, -2000, 0, -1000, 0, 0]
+    assert outcome.tolist() == [bj.Outcome.WIN, bj.Outcome.BLACKJACK, bj.Outcome.BUST, bj.Outcome.PUSH,
+                                bj.Outcome.DEALER_BLACKJACK, bj.Outcome.BLACKJACK_PUSH,
+                                bj.Outcome.DEALER_BLACKJACK]

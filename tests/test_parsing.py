@@ -1,0 +1,43 @@
+"""Card and money fields: every accepted spelling, and what is refused."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from auditor.cards import RANKS, SUITS, format_cards, parse_cards
+from auditor.money import format_soles, parse_money
+
+
+def test_card_spellings():
+    m = parse_cards(["AS KD 9C", "10♠ 2h", "as, kd", "", "1X AS", "AS  KD", "JK", "AS KD 9C 2C"], 3)
+    assert m.bad.tolist() == [False, False, False, False, True, False, True, True]
+    assert format_cards(m.cards[1]) == "TS 2H"
+    assert m.count.tolist() == [3, 2, 2, 0, 0, 2, 0, 0]
+
+
+@given(st.lists(st.tuples(st.sampled_from(RANKS), st.sampled_from(SUITS)), min_size=1, max_size=6))
+def test_cards_round_trip(cards):
+    text = " ".join(r + s for r, s in cards)
+    m = parse_cards([text, text.lower()], 6)
+    assert not m.bad.any()
+    assert format_cards(m.cards[0]) == text == format_cards(m.cards[1])
+
+
+def test_money_exact_cents():
+    cents, bad = parse_money(["12.5", "3", "-4.25", "", "1,5", "abc", "1.234", "0.01"], signed=True)
+    assert cents.tolist()[:5] == [1250, 300, -425, 0, 150]
+    assert bad.tolist() == [False, False, False, False, False, True, True, False]
+    cents, bad = parse_money(["-4.25", "7"], signed=False)
+    assert bad.tolist() == [True, False]
+
+
+@given(st.integers(min_value=-10**12, max_value=10**12))
+def test_money_round_trip(c):
+    text = f"{'-' if c < 0 else ''}{abs(c) // 100}.{abs(c) % 100:02d}"
+    cents, bad = parse_money([text], signed=True)
+    assert not bad[0] and int(cents[0]) == c
+
+
+def test_soles_format():
+    assert format_soles(123450) == "S/ 1\u202f234,50"
+    assert format_soles(-5, "en") == "-S/ 0.05"
