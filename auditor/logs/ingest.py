@@ -231,7 +231,7 @@ def type_rows(raw: pd.DataFrame, game: str, letters: str = "") -> tuple[HandTabl
     problems: list[tuple[np.ndarray, str, str]] = []
     for col in columns:
         values = raw[col.name]
-        arrow = pa.array(values.to_numpy(dtype=object), type=pa.large_string())
+        arrow = _arrow_strings(values)
         blank = np.asarray(pc.equal(pc.utf8_trim_whitespace(arrow), "").to_numpy(zero_copy_only=False), bool)
         if col.required and col.kind != Kind.ACTIONS:
             problems.append((blank, col.name, "reject.missing"))
@@ -240,11 +240,9 @@ def type_rows(raw: pd.DataFrame, game: str, letters: str = "") -> tuple[HandTabl
             problems.append((text.str.contains("\x00", regex=False).to_numpy(), col.name, "reject.bad_text"))
             df[col.name] = text.to_numpy(dtype=object)
         elif col.kind == Kind.INT:
-            nums = pd.to_numeric(values.where(~blank, "-1"), errors="coerce")
-            bad = nums.isna().to_numpy() | (nums.to_numpy() % 1 != 0) | (nums.abs().to_numpy() > 10_000)
-            bad &= ~blank
+            ints, bad = _parse_ints(arrow, blank)
             problems.append((bad, col.name, "reject.bad_int"))
-            df[col.name] = np.where(bad | blank, -1, nums.fillna(-1).to_numpy()).astype(np.int16)
+            df[col.name] = ints
         elif col.kind in (Kind.MONEY, Kind.SIGNED_MONEY):
             cents, bad = parse_money(arrow, signed=col.kind == Kind.SIGNED_MONEY)
             if col.kind == Kind.MONEY:
@@ -268,6 +266,31 @@ def type_rows(raw: pd.DataFrame, game: str, letters: str = "") -> tuple[HandTabl
             df[col.name] = parsed
     table = HandTable(df=df, matrices=matrices)
     return table, _collect(df, problems, n)
+
+
+def _arrow_strings(values: pd.Series) -> pa.LargeStringArray:
+    """The column as an Arrow string array (zero-copy for pandas' Arrow-backed strings)."""
+    try:
+        arr = pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        arr = pa.array(values.astype(str).to_numpy(dtype=object))
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not pa.types.is_large_string(arr.type):
+        arr = arr.cast(pa.large_string())
+    return pc.fill_null(arr, "")
+
+
+def _parse_ints(arrow: pa.Array, blank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Small whole numbers (seat, hand); blank gives -1. Bad = not a whole number in
+    0..10000."""
+    text = pc.utf8_trim_whitespace(arrow)
+    ok = np.asarray(pc.match_substring_regex(text, r"^[0-9]{1,5}(\.0+)?$").to_numpy(zero_copy_only=False), bool)
+    digits = pc.replace_substring_regex(text, r"\.0+$", "")
+    values = pc.cast(pc.if_else(pa.array(ok), digits, "-1"), pa.int64()).to_numpy(zero_copy_only=False)
+    bad = ~ok & ~blank
+    bad |= values > 10_000
+    return np.where(ok & ~bad, values, -1).astype(np.int16), bad
 
 
 def _collect(df: pd.DataFrame, problems, n: int) -> pd.DataFrame:
