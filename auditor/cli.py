@@ -1,0 +1,287 @@
+"""The ``auditor`` command line: thin commands over the engine and the reports.
+
+Reports go to files and catalogues to stdout; every diagnostic goes to stderr. A user error
+(bad option, unreadable input, broken profile or spec) is a one-line message and exit code
+2, never a traceback. ``audit`` exits 1 when a finding reaches ``--fail-on``, else 0.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from .i18n import LANGS, t
+from .profiles import ProfileError
+from .specs import SEVERITIES, SpecError
+
+__all__ = ["app"]
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
+                  help="Audits casino table-game round logs against Peru's directives.")
+
+FORMATS = ("html", "json", "csv")
+FAIL_ON = (*SEVERITIES, "none")
+REPORT_FILES = {"html": "audit-report.html", "json": "audit-report.json", "csv": "audit-findings.csv"}
+RULE_FORMATS = ("text", "markdown")
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+def _say(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def _fail(message: str) -> NoReturn:
+    _say(f"auditor: {message}")
+    raise typer.Exit(2)
+
+
+def _check_lang(lang: str) -> str:
+    if lang not in LANGS:
+        _fail(t("cli.bad_lang", "es", lang=lang) + " / " + t("cli.bad_lang", "en", lang=lang))
+    return lang
+
+
+def _check_game(game: str | None, lang: str) -> str | None:
+    from .registry import GAMES
+
+    if game is not None and game not in GAMES:
+        _fail(t("cli.bad_game", lang, game=game, games=", ".join(sorted(GAMES))))
+    return game
+
+
+def _verify(lang: str) -> None:
+    from .registry import verify
+
+    try:
+        verify()
+    except SpecError as exc:
+        _fail(t("cli.spec_error", lang, error=exc))
+
+
+def _formats(value: str, lang: str) -> list[str]:
+    items: list[str] = []
+    for item in value.split(","):
+        item = item.strip().lower()
+        if item not in FORMATS:
+            _fail(t("cli.bad_format", lang, fmt=item or "''", allowed=", ".join(FORMATS)))
+        if item not in items:
+            items.append(item)
+    return items
+
+
+@contextmanager
+def _progress(total: int, lang: str):
+    """A progress callback for the engine: a rich bar on stderr when stderr is a terminal,
+    nothing otherwise (pipes, CI, tests)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(t("cli.progress", lang), total=max(total, 1))
+        seen = 0
+
+        def step(path: str) -> None:
+            nonlocal seen
+            seen += 1
+            bar.update(task, completed=seen - 1, description=f"{t('cli.progress', lang)} {Path(path).name}")
+
+        yield step
+
+
+# --- audit --------------------------------------------------------------------------------
+
+@app.command()
+def audit(
+    paths: Annotated[list[Path], typer.Argument(help="Log files or folders (.csv, .csv.gz, .jsonl, .jsonl.gz, .parquet).")],
+    game: Annotated[str | None, typer.Option(help="Game of every file (otherwise told from the columns).")] = None,
+    profile: Annotated[list[Path] | None, typer.Option(help="Table profile file or folder of *.toml (repeatable).")] = None,
+    out: Annotated[Path, typer.Option(help="Folder for the reports.")] = Path("reports"),
+    format: Annotated[str, typer.Option("--format", help="Comma-separated: html, json, csv.")] = "html,json",
+    lang: Annotated[str, typer.Option(help="Report language: es or en.")] = "es",
+    fail_on: Annotated[str, typer.Option(help="Exit 1 when a finding has this severity or more "
+                                              "(info, low, medium, high, critical, none).")] = "low",
+) -> None:
+    """Audit round logs and write the reports."""
+    lang = _check_lang(lang)
+    game = _check_game(game, lang)
+    formats = _formats(format, lang)
+    fail_on = fail_on.strip().lower()
+    if fail_on not in FAIL_ON:
+        _fail(t("cli.bad_fail_on", lang, value=fail_on, allowed=", ".join(FAIL_ON)))
+    _verify(lang)
+
+    from . import engine
+    from .profiles import load_profiles
+    from .reporting import build_report, write_csv, write_html, write_json
+
+    try:
+        profiles = load_profiles(profile or [])
+    except ProfileError as exc:
+        _fail(t("cli.profile_error", lang, error=exc))
+
+    files = engine.discover(paths)
+    if not files:
+        _say(t("cli.no_files", lang))
+    try:
+        with _progress(len(files), lang) as step:
+            result = engine.audit(paths, game=game, profiles=profiles, lang=lang, progress=step)
+    except ProfileError as exc:
+        _fail(t("cli.profile_error", lang, error=exc))
+    except SpecError as exc:
+        _fail(t("cli.spec_error", lang, error=exc))
+
+    report = build_report(result)
+    writers = {"html": write_html, "json": write_json, "csv": write_csv}
+    written: list[Path] = []
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for fmt in formats:
+            written.append(writers[fmt](result, out / REPORT_FILES[fmt], report=report))
+    except OSError as exc:
+        _fail(t("cli.cannot_write", lang, path=exc.filename or out, error=exc.strerror or exc))
+
+    summary = report["summary"]
+    for item in result.input_errors:
+        _say(t("cli.input_error", lang, path=item.path, error=item.error))
+    _say(t("cli.summary", lang, rounds=summary["rounds_audited"], findings=summary["findings"],
+           rejected=summary["records_rejected"]))
+    if summary["no_activity"]:
+        _say(t("cli.no_activity", lang))
+    for path in written:
+        _say(t("cli.written", lang, path=path))
+
+    if result.input_errors:
+        raise typer.Exit(2)
+    if fail_on != "none":
+        threshold = SEVERITIES.index(fail_on)
+        rank = {s: i for i, s in enumerate(SEVERITIES)}
+        if any(rank.get(f["severity"], len(SEVERITIES)) >= threshold for f in report["findings"]):
+            raise typer.Exit(1)
+
+
+# --- rules and explain --------------------------------------------------------------------
+
+def _source_label(source: str, lang: str) -> str:
+    return t(f"report.source_name.{source}", lang)
+
+
+def _severity_label(severity: str, lang: str) -> str:
+    return t(f"report.severity_name.{severity}", lang)
+
+
+@app.command()
+def rules(
+    game: Annotated[str | None, typer.Option(help="Only this game's rules.")] = None,
+    lang: Annotated[str, typer.Option(help="es or en.")] = "es",
+    format: Annotated[str, typer.Option("--format", help="text or markdown.")] = "text",
+) -> None:
+    """List every rule: code, article, severity, grounding and title."""
+    lang = _check_lang(lang)
+    game = _check_game(game, lang)
+    fmt = format.strip().lower()
+    if fmt not in RULE_FORMATS:
+        _fail(t("cli.bad_format", lang, fmt=fmt or "''", allowed=", ".join(RULE_FORMATS)))
+    _verify(lang)
+    from .registry import GAMES, plugin
+
+    lines: list[str] = []
+    for g in sorted(GAMES) if game is None else [game]:
+        spec = plugin(g).spec
+        if fmt == "markdown":
+            lines += [f"# {spec.directive}", "", f"{spec.citation} · `{g}` · {spec.version}", ""]
+            for r in spec.rule:
+                lines += [f"## {r.code} — {r.title_in(lang)}", "",
+                          f"- {t('report.article', lang)}: {r.article or '—'}",
+                          f"- {t('report.severity', lang)}: {_severity_label(r.severity, lang)} (`{r.severity}`)",
+                          f"- {t('report.grounding', lang)}: {_source_label(r.source, lang)} (`{r.source}`)",
+                          f"- {t('report.params', lang)}: {', '.join(f'`{p}`' for p in r.params) or '—'}"]
+                if r.quote:
+                    lines += ["", f"> «{r.quote}»"]
+                lines.append("")
+        else:
+            lines += [f"{spec.directive} — {spec.citation} ({g})"]
+            width = max((len(r.code) for r in spec.rule), default=0)
+            awidth = max((len(r.article or "—") for r in spec.rule), default=0)
+            for r in spec.rule:
+                lines.append(f"  {r.code:<{width}}  {r.article or '—':<{awidth}}  {r.severity:<8}  "
+                             f"{r.source:<8}  {r.title_in(lang)}")
+            lines.append("")
+    typer.echo("\n".join(lines).rstrip("\n"))
+
+
+@app.command()
+def explain(
+    code: Annotated[str, typer.Argument(help="Rule code, e.g. PLB-WIN.")],
+    lang: Annotated[str, typer.Option(help="es or en.")] = "es",
+) -> None:
+    """Explain one rule: its directive, article, quoted text, grounding and check."""
+    lang = _check_lang(lang)
+    _verify(lang)
+    from .registry import GAMES, plugin
+
+    wanted = code.strip().upper()
+    for g in sorted(GAMES):
+        spec = plugin(g).spec
+        if wanted not in spec.codes:
+            continue
+        r = spec.get(wanted)
+        doc = inspect.cleandoc(GAMES[g].checks[wanted].__doc__ or "")
+        lines = [
+            f"{r.code} — {r.title_in(lang)}",
+            "",
+            f"{t('report.directive', lang)}: {spec.directive} ({spec.citation})",
+            f"{t('report.game', lang)}: {g}",
+            f"{t('report.article', lang)}: {r.article or '—'}",
+            f"{t('report.grounding', lang)}: {_source_label(r.source, lang)} ({r.source})",
+            f"{t('report.severity', lang)}: {_severity_label(r.severity, lang)} ({r.severity})",
+            f"{t('report.params', lang)}: {', '.join(r.params) or '—'}",
+        ]
+        if r.quote:
+            lines += ["", f"{t('report.quote', lang)}:", f"  «{r.quote}»"]
+        if doc:
+            lines += ["", f"{t('report.check', lang)}:", *("  " + line if line else "" for line in doc.splitlines())]
+        typer.echo("\n".join(lines))
+        return
+    _fail(t("cli.unknown_code", lang, code=code))
+
+
+# --- simulate -----------------------------------------------------------------------------
+
+@app.command()
+def simulate(
+    game: Annotated[str, typer.Argument(help="Game to simulate, e.g. pot-luck-blackjack.")],
+    out: Annotated[Path, typer.Option(help="Log file to write (.csv, .jsonl, …).")],
+    rounds: Annotated[int, typer.Option(min=1, help="Number of rounds.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Random seed (same seed, same log).")] = 0,
+    faults: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of rounds with a planted fault.")] = 0.0,
+) -> None:
+    """Write a simulated round log (with planted faults and their truth file)."""
+    _check_game(game, "es")
+    try:
+        from . import simulate as simulator
+    except ImportError as exc:
+        _fail(t("cli.simulate_unavailable", "es", error=exc))
+    try:
+        written = simulator.run(game, rounds=rounds, seed=seed, faults=faults, out=Path(out))
+    except (ValueError, OSError) as exc:
+        _fail(t("cli.simulate_failed", "es", error=exc))
+    if written is None:
+        paths = [Path(out)]
+    elif isinstance(written, (str, Path)):
+        paths = [Path(written)]
+    elif isinstance(written, dict):
+        paths = [Path(p) for p in written.values()]
+    else:
+        paths = [Path(p) for p in written]
+    for path in paths:
+        _say(t("cli.written", "es", path=path))

@@ -1,0 +1,182 @@
+"""The JSON report: the complete record of an audit, and the data every other report uses.
+
+Deterministic by construction: keys are sorted, lists keep the engine's stable order (inputs
+by path, rules in spec order, findings by table, time, round, seat, hand and code, rejects
+by file and line), amounts are decimal strings and no float is written. Two runs on the
+same input differ only in ``generated_at``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..engine import LIMA, SCHEMA_VERSION
+from ..findings import Finding
+from ..i18n import catalogue, t
+from ..money import cents_to_decimal
+from ..profiles import default_profile
+from ..specs import SEVERITIES
+
+__all__ = ["build_report", "write_json", "dumps", "plain", "finding_records", "rejected_records",
+           "profile_records", "translate"]
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready, float-free copy of ``value`` (numpy scalars, NaN, Decimals, timestamps
+    and containers included)."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return None
+        return int(value) if value.is_integer() else str(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (pd.Timestamp, datetime, date)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray, pd.Series)):
+        return [plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((plain(v) for v in value), key=str)
+    return str(value)
+
+
+def translate(key: str, lang: str, **params) -> str:
+    """The catalogue text of ``key``; the key itself when the catalogue lacks it (a report
+    must never fail on one unknown reason code)."""
+    if key in catalogue():
+        return t(key, lang, **params)
+    return key
+
+
+def finding_records(findings: pd.DataFrame) -> list[dict]:
+    """Every finding row validated through the frozen :class:`Finding` model, dumped in JSON
+    mode (amounts as decimal strings)."""
+    fields = list(Finding.model_fields)
+    out = []
+    for row in findings.to_dict("records"):
+        data = {k: plain(row.get(k)) for k in fields}
+        data["evidence"] = data["evidence"] if isinstance(data["evidence"], dict) else {}
+        for k in ("table_id", "round_id", "code", "game", "directive", "article", "source", "severity",
+                  "message"):
+            data[k] = "" if data[k] is None else str(data[k])
+        for k in ("dealer_id", "file", "started_at"):
+            data[k] = None if data[k] is None else str(data[k])
+        out.append(Finding.model_validate(data).model_dump(mode="json"))
+    return out
+
+
+def rejected_records(rejected: pd.DataFrame, lang: str) -> list[dict]:
+    out = []
+    for row in rejected.to_dict("records"):
+        code = str(plain(row.get("reason")) or "")
+        out.append({
+            "file": str(plain(row.get("file")) or ""),
+            "line": plain(row.get("line")),
+            "field": str(plain(row.get("field")) or ""),
+            "reason": translate(code, lang) if code else "",
+            "reason_code": code,
+            "detail": str(plain(row.get("detail")) or ""),
+        })
+    return out
+
+
+def profile_records(result) -> list[dict]:
+    """The profiles the audit applied: the user's, plus the built-in standard profile of
+    each audited game that has no default profile of its own (as the engine does)."""
+    profiles = list(result.profiles)
+    for game in result.games:
+        if not any(p.game == game and not p.tables for p in profiles):
+            profiles.append(default_profile(game))
+    profiles.sort(key=lambda p: (p.game, bool(p.tables), p.id))
+    return [{"id": p.id, "game": p.game, "source": p.source, "tables": list(p.tables),
+             "valid_from": plain(p.valid_from), "valid_until": plain(p.valid_until)} for p in profiles]
+
+
+def _decimal(text) -> Decimal | None:
+    if text is None:
+        return None
+    return Decimal(str(text))
+
+
+def _summary(result, inputs: list[dict], findings: list[dict]) -> dict:
+    by_severity = {s: 0 for s in SEVERITIES}
+    by_code: dict[str, int] = {}
+    over = under = Decimal("0.00")
+    for f in findings:
+        by_severity[f["severity"]] = by_severity.get(f["severity"], 0) + 1
+        by_code[f["code"]] = by_code.get(f["code"], 0) + 1
+        impact = _decimal(f["impact"])
+        if impact is not None:
+            if impact > 0:
+                over += impact
+            elif impact < 0:
+                under -= impact
+    totals = result.totals or {}
+    rounds = int(totals.get("rounds", 0))
+    return {
+        "records_read": sum(i["records_read"] for i in inputs),
+        "records_audited": sum(i["records_audited"] for i in inputs),
+        "records_rejected": sum(i["records_rejected"] for i in inputs),
+        "rounds_audited": rounds,
+        "hands_audited": int(totals.get("hands", 0)),
+        "wagered": str(cents_to_decimal(int(totals.get("wagered", 0)))),
+        "findings": len(findings),
+        "findings_by_severity": by_severity,
+        "findings_by_code": dict(sorted(by_code.items())),
+        "overpaid_total": str(over.quantize(Decimal("0.01"))),
+        "underpaid_total": str(under.quantize(Decimal("0.01"))),
+        "input_errors": [{"path": i["path"], "error": i["error"]} for i in inputs if i["error"]],
+        "no_activity": rounds == 0,
+    }
+
+
+def build_report(result, *, generated_at: str | None = None) -> dict:
+    """The whole report as plain JSON-ready data."""
+    lang = result.lang
+    inputs = [{**plain(i.model_dump()), "extra_columns": list(i.extra_columns)} for i in result.inputs]
+    findings = finding_records(result.findings)
+    first, last = result.period
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool_version": result.tool_version,
+        "generated_at": generated_at or pd.Timestamp.now(tz=LIMA).floor("s").isoformat(),
+        "lang": lang,
+        "games": list(result.games),
+        "period": {"first": first, "last": last},
+        "inputs": inputs,
+        "profiles": profile_records(result),
+        "rules": [plain(r.model_dump()) for r in result.rules],
+        "findings": findings,
+        "rejected": rejected_records(result.rejected, lang),
+        "summary": _summary(result, inputs, findings),
+    }
+
+
+def dumps(report: dict) -> str:
+    return json.dumps(report, ensure_ascii=False, indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+def write_json(result, path, *, report: dict | None = None) -> Path:
+    """Write the JSON report of ``result`` to ``path`` (UTF-8); returns the path."""
+    path = Path(path)
+    path.write_text(dumps(report if report is not None else build_report(result)), encoding="utf-8")
+    return path

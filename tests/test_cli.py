@@ -1,0 +1,251 @@
+"""Tests of the command line (auditor.cli): exit codes, written reports, diagnostics on
+stderr, and the rules/explain catalogues."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+
+HEADER = ("table_id,round_id,started_at,dealer_id,shoe_id,dealer_cards,seat,hand,split_from,cards,"
+          "actions,bet,double,insurance,pool_bet,net_main,net_insurance,pool_paid").split(",")
+
+runner = CliRunner()
+
+def hand(round_id: str, *, minute: int = 0, dealer_id: str = "D1", dealer: str = "TH 7C", cards: str = "9S 7D 2C",
+         actions: str = "HS", bet: str = "10.00", net_main: str = "10.00", **kw) -> dict:
+    row = {"table_id": "T1", "round_id": round_id, "started_at": f"2026-11-01T20:{minute:02d}:00-05:00",
+           "dealer_id": dealer_id, "shoe_id": "S1", "dealer_cards": dealer, "seat": "1", "hand": "0",
+           "split_from": "", "cards": cards, "actions": actions, "bet": bet, "double": "0", "insurance": "0",
+           "pool_bet": "0", "net_main": net_main, "net_insurance": "0", "pool_paid": "0"}
+    row.update(kw)
+    return row
+
+
+def write_log(path: Path, rows: list[dict], header=HEADER) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=header, lineterminator="\n", extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+CLEAN = [hand("1", minute=0), hand("2", minute=1, cards="9S 7D", actions="S", net_main="-10.00")]
+# The dealer drew on a soft 17: one high-severity finding (PLB-DEALER-PLAY).
+HIGH_ONLY = [hand("1", minute=0), hand("2", minute=1, dealer="AH 6C QD", cards="8S 3D 9C")]
+
+
+def run(*args: str):
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def clean_log(tmp_path):
+    return write_log(tmp_path / "clean.csv", CLEAN)
+
+
+@pytest.fixture
+def high_log(tmp_path):
+    return write_log(tmp_path / "high.csv", HIGH_ONLY)
+
+
+def test_clean_log_exits_0(clean_log, tmp_path):
+    out = tmp_path / "out"
+    result = run("audit", clean_log, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert (out / "audit-report.html").is_file() and (out / "audit-report.json").is_file()
+    assert not (out / "audit-findings.csv").exists()
+    assert result.stdout == ""
+    assert "2 partidas auditadas, 0 hallazgos, 0 registros rechazados" in result.stderr
+    assert str(out / "audit-report.json") in result.stderr
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    s = report["summary"]
+    assert s["records_read"] == s["records_audited"] + s["records_rejected"] == 2
+    assert report["findings"] == []
+
+
+def test_findings_exit_1_and_fail_on(high_log, tmp_path):
+    result = run("audit", high_log, "--out", tmp_path / "a")
+    assert result.exit_code == 1, result.output
+    assert "1 hallazgos" in result.stderr
+    assert run("audit", high_log, "--out", tmp_path / "b", "--fail-on", "high").exit_code == 1
+    assert run("audit", high_log, "--out", tmp_path / "c", "--fail-on", "critical").exit_code == 0
+    assert run("audit", high_log, "--out", tmp_path / "d", "--fail-on", "none").exit_code == 0
+
+
+def test_all_formats_and_english(high_log, tmp_path):
+    out = tmp_path / "out"
+    result = run("audit", high_log, "--out", out, "--format", "html,json,csv", "--lang", "en")
+    assert result.exit_code == 1
+    assert "2 rounds audited, 1 findings, 0 records rejected" in result.stderr
+    html = (out / "audit-report.html").read_text(encoding="utf-8")
+    assert '<html lang="en">' in html
+    for label in ("Round audit report", "Rules checked", "Findings by severity", "Filter by rule",
+                  "Text of the directive", "standard practice; not in the available text"):
+        assert label in html
+    assert "Hallazgos" not in html
+    rows = list(csv.DictReader((out / "audit-findings.csv").open(encoding="utf-8-sig", newline="")))
+    assert [r["code"] for r in rows] == ["PLB-DEALER-PLAY"]
+    assert json.loads((out / "audit-report.json").read_text(encoding="utf-8"))["lang"] == "en"
+
+
+def test_same_input_same_json(high_log, tmp_path):
+    texts = []
+    for name in ("a", "b"):
+        assert run("audit", high_log, "--out", tmp_path / name, "--format", "json").exit_code == 1
+        texts.append((tmp_path / name / "audit-report.json").read_text(encoding="utf-8"))
+    a, b = (json.loads(x) for x in texts)
+    assert a.pop("generated_at") and b.pop("generated_at")
+    assert a == b
+    assert ([x for x in texts[0].splitlines() if "generated_at" not in x]
+            == [x for x in texts[1].splitlines() if "generated_at" not in x])
+
+
+def test_csv_neutralises_dealer_formula_keeps_negative_amount(tmp_path):
+    log = write_log(tmp_path / "f.csv", [
+        hand("1", minute=0, dealer_id='=HYPERLINK("x")', net_main="0"),  # a win of 10.00 not paid
+    ])
+    out = tmp_path / "out"
+    assert run("audit", log, "--out", out, "--format", "csv").exit_code == 1
+    text = (out / "audit-findings.csv").read_text(encoding="utf-8-sig")
+    rows = list(csv.DictReader(text.splitlines()))
+    (win,) = [r for r in rows if r["code"] == "PLB-WIN"]
+    assert win["dealer_id"] == "'=HYPERLINK(\"x\")"
+    assert win["impact"] == "-10.00" and win["expected"] == "10.00" and win["observed"] == "0.00"
+    assert ",-10.00," in text
+
+
+def test_html_escapes_dealer_script(tmp_path):
+    log = write_log(tmp_path / "x.csv", [hand("1", dealer_id="<script>alert(1)</script>", net_main="0")])
+    out = tmp_path / "out"
+    assert run("audit", log, "--out", out, "--format", "html").exit_code == 1
+    html = (out / "audit-report.html").read_text(encoding="utf-8")
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_header_only_log_is_no_activity(tmp_path):
+    log = write_log(tmp_path / "empty.csv", [])
+    out = tmp_path / "out"
+    result = run("audit", log, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "Sin actividad" in (out / "audit-report.html").read_text(encoding="utf-8")
+    assert "sin actividad" in result.stderr
+    assert json.loads((out / "audit-report.json").read_text(encoding="utf-8"))["summary"]["no_activity"] is True
+
+
+def test_all_rounds_rejected_is_no_activity(tmp_path):
+    log = write_log(tmp_path / "bad.csv", [hand("1", cards="9S 7X 2C")])
+    out = tmp_path / "out"
+    result = run("audit", log, "--out", out, "--fail-on", "none")
+    assert result.exit_code == 0, result.output
+    assert "1 registros rechazados" in result.stderr
+    html = (out / "audit-report.html").read_text(encoding="utf-8")
+    assert "Sin actividad" in html
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["records_read"] == 1 == report["summary"]["records_rejected"]
+
+
+def test_missing_file_exits_2(tmp_path):
+    result = run("audit", tmp_path / "nope.csv", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "nope.csv" in result.stderr and "Traceback" not in result.output
+    report = json.loads((tmp_path / "out" / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["input_errors"][0]["path"].endswith("nope.csv")
+
+
+def test_missing_required_column_exits_2(tmp_path):
+    header = [c for c in HEADER if c != "bet"]
+    log = write_log(tmp_path / "nobet.csv", CLEAN, header=header)
+    result = run("audit", log, "--out", tmp_path / "a")
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_missing_required_column_with_game_exits_2(tmp_path):
+    header = [c for c in HEADER if c != "bet"]
+    log = write_log(tmp_path / "nobet.csv", CLEAN, header=header)
+    result = run("audit", log, "--out", tmp_path / "b", "--game", "pot-luck-blackjack")
+    assert result.exit_code == 2
+    assert "bet" in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("args", [
+    ("--format", "pdf"), ("--format", "html,xml"), ("--game", "roulette"), ("--lang", "fr"),
+    ("--fail-on", "severe"),
+])
+def test_bad_options_exit_2(clean_log, tmp_path, args):
+    result = run("audit", clean_log, "--out", tmp_path / "out", *args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("auditor: ")
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_profile_exits_2(clean_log, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('id = "x"\ngame = "pot-luck-blackjack"\ndecks = 99\n', encoding="utf-8")
+    result = run("audit", clean_log, "--out", tmp_path / "out", "--profile", bad)
+    assert result.exit_code == 2
+    assert "perfil" in result.stderr and "Traceback" not in result.output
+    result = run("audit", clean_log, "--out", tmp_path / "out", "--profile", tmp_path / "missing.toml")
+    assert result.exit_code == 2
+
+
+def test_profile_is_reported(clean_log, tmp_path):
+    prof = tmp_path / "mesa.toml"
+    prof.write_text('id = "casa"\ngame = "pot-luck-blackjack"\nmin_bet = "5.00"\nmax_bet = "500.00"\n',
+                    encoding="utf-8")
+    out = tmp_path / "out"
+    assert run("audit", clean_log, "--out", out, "--profile", prof).exit_code == 0
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    assert [p["id"] for p in report["profiles"]] == ["casa"]
+    assert {r["code"]: r["status"] for r in report["rules"]}["PLB-BET-LIMITS"] == "passed"
+
+
+def test_rules_catalogue():
+    result = run("rules")
+    assert result.exit_code == 0
+    line = next(x for x in result.stdout.splitlines() if "PLB-WIN" in x)
+    assert "Art. 15" in line and "high" in line and "TEXT" in line
+    md = run("rules", "--format", "markdown", "--lang", "en", "--game", "pot-luck-blackjack")
+    assert md.exit_code == 0
+    assert "## PLB-WIN" in md.stdout and "Art. 15" in md.stdout and "> «" in md.stdout
+    assert run("rules", "--format", "pdf").exit_code == 2
+    assert run("rules", "--game", "roulette").exit_code == 2
+
+
+def test_explain():
+    result = run("explain", "PLB-WIN")
+    assert result.exit_code == 0
+    for text in ("PLB-WIN", "Art. 15", "Texto del reglamento", "1 a 1", "paid 1 to 1"):
+        assert text in result.stdout
+    en = run("explain", "PLB-WIN", "--lang", "en")
+    assert "Text of the directive" in en.stdout
+    nope = run("explain", "NOPE")
+    assert nope.exit_code == 2
+    assert "NOPE" in nope.stderr
+
+
+def test_simulate_unknown_game_exits_2(tmp_path):
+    result = run("simulate", "roulette", "--rounds", "5", "--seed", "1", "--faults", "0.1",
+                 "--out", tmp_path / "s.csv")
+    assert result.exit_code == 2
+    assert not (tmp_path / "s.csv").exists()
+
+
+def test_simulate_then_audit(tmp_path):
+    pytest.importorskip("auditor.simulate")
+    out = tmp_path / "sim.csv"
+    result = run("simulate", "pot-luck-blackjack", "--rounds", "20", "--seed", "7", "--faults", "0",
+                 "--out", out)
+    assert result.exit_code == 0, result.output
+    assert str(out) in result.stderr and out.is_file()
+    audited = run("audit", out, "--out", tmp_path / "rep", "--format", "json")
+    assert audited.exit_code in (0, 1), audited.output
+    report = json.loads((tmp_path / "rep" / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["rounds_audited"] == 20

@@ -1,0 +1,193 @@
+"""Tests of the reports (auditor.reporting): JSON content and determinism, CSV formula
+neutralisation, HTML escaping and language, the no-activity case."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from auditor.engine import SCHEMA_VERSION, audit
+from auditor.findings import Finding
+from auditor.reporting import build_report, render_html, write_csv, write_html, write_json
+from auditor.reporting.csv_report import neutralise
+from auditor.reporting.json_report import dumps
+
+HEADER = ("table_id,round_id,started_at,dealer_id,shoe_id,dealer_cards,seat,hand,split_from,cards,"
+          "actions,bet,double,insurance,pool_bet,net_main,net_insurance,pool_paid").split(",")
+
+
+def hand(round_id: str, *, minute: int = 0, dealer_id: str = "D1", dealer: str = "TH 7C", cards: str = "9S 7D 2C",
+         actions: str = "HS", bet: str = "10.00", net_main: str = "10.00", **kw) -> dict:
+    row = {"table_id": "T1", "round_id": round_id, "started_at": f"2026-11-01T20:{minute:02d}:00-05:00",
+           "dealer_id": dealer_id, "shoe_id": "S1", "dealer_cards": dealer, "seat": "1", "hand": "0",
+           "split_from": "", "cards": cards, "actions": actions, "bet": bet, "double": "0", "insurance": "0",
+           "pool_bet": "0", "net_main": net_main, "net_insurance": "0", "pool_paid": "0"}
+    row.update(kw)
+    return row
+
+
+def write_log(path: Path, rows: list[dict]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=HEADER, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+# Round 1 is clean (18 beats the dealer's 17, paid 1 to 1); round 2: the dealer drew on a soft
+# 17 (PLB-DEALER-PLAY); round 3: a win of 10.00 was not paid (PLB-WIN, impact -10.00);
+# round 4: a win of 10.00 paid 15.00 (PLB-WIN, impact +5.00); round 5 has an unreadable
+# card (rejected, and a PLB-CARDS data finding).
+FAULTY = [
+    hand("1", minute=0),
+    hand("2", minute=1, dealer_id='=HYPERLINK("x")', dealer="AH 6C QD", cards="8S 3D 9C"),
+    hand("3", minute=2, dealer_id="<script>alert(1)</script>", net_main="0"),
+    hand("4", minute=3, net_main="15.00"),
+    hand("5", minute=4, cards="9S 7X 2C"),
+]
+
+
+@pytest.fixture
+def faulty(tmp_path):
+    return audit([write_log(tmp_path / "faulty.csv", FAULTY)])
+
+
+def test_json_has_every_key_and_balanced_accounting(faulty):
+    report = build_report(faulty)
+    assert {"schema_version", "tool_version", "generated_at", "lang", "period", "inputs", "profiles",
+            "rules", "findings", "rejected", "summary"} <= report.keys()
+    assert report["schema_version"] == SCHEMA_VERSION
+    assert report["period"] == {"first": "2026-11-01T20:00:00-05:00", "last": "2026-11-01T20:03:00-05:00"}
+    (inp,) = report["inputs"]
+    assert set(inp) == {"path", "sha256", "game", "records_read", "records_audited", "records_rejected",
+                        "error", "extra_columns"}
+    assert len(inp["sha256"]) == 64
+    s = report["summary"]
+    assert s["records_read"] == 5 == s["records_audited"] + s["records_rejected"]
+    assert s["records_rejected"] == 1
+    assert s["rounds_audited"] == 4 and s["hands_audited"] == 4
+    assert s["wagered"] == "40.00"
+    assert s["no_activity"] is False and s["input_errors"] == []
+    assert s["findings_by_code"] == {"PLB-CARDS": 1, "PLB-DEALER-PLAY": 1, "PLB-WIN": 2}
+    assert s["findings_by_severity"]["high"] == 4 and s["findings_by_severity"]["critical"] == 0
+    assert s["overpaid_total"] == "5.00" and s["underpaid_total"] == "10.00"
+
+    rule = {r["code"]: r for r in report["rules"]}
+    assert rule["PLB-WIN"]["status"] == "failed" and rule["PLB-WIN"]["violations"] == 2
+    assert rule["PLB-WIN"]["article"] == "Art. 15" and rule["PLB-WIN"]["source"] == "TEXT"
+    assert set(rule["PLB-WIN"]) == {"code", "game", "article", "source", "severity", "title", "status",
+                                    "rounds_checked", "violations", "note"}
+
+    (rej,) = report["rejected"]
+    assert rej["reason_code"] == "reject.bad_cards" and rej["line"] == 6 and rej["field"] == "cards"
+    assert rej["reason"].startswith("naipe no válido")
+
+    wins = [f for f in report["findings"] if f["code"] == "PLB-WIN"]
+    assert sorted(f["impact"] for f in wins) == ["-10.00", "5.00"]
+    for f in report["findings"]:
+        assert set(f) == set(Finding.model_fields)
+        Finding.model_validate(f)
+    assert report["profiles"][0]["id"] == "pot-luck-blackjack-estandar"
+
+
+def test_json_is_float_free_and_deterministic(tmp_path):
+    log = write_log(tmp_path / "faulty.csv", FAULTY)
+    texts = []
+    for n in range(2):
+        out = tmp_path / f"r{n}.json"
+        write_json(audit([log]), out)
+        texts.append(out.read_text(encoding="utf-8"))
+    a, b = (json.loads(x) for x in texts)
+    a.pop("generated_at"), b.pop("generated_at")
+    assert a == b
+    strip = [[line for line in x.splitlines() if '"generated_at"' not in line] for x in texts]
+    assert strip[0] == strip[1]
+
+    def no_floats(node):
+        if isinstance(node, dict):
+            return all(no_floats(v) for v in node.values())
+        if isinstance(node, list):
+            return all(no_floats(v) for v in node)
+        return not isinstance(node, float)
+
+    assert no_floats(a)
+
+
+def test_english_reasons(tmp_path):
+    result = audit([write_log(tmp_path / "faulty.csv", FAULTY)], lang="en")
+    report = build_report(result)
+    assert report["lang"] == "en"
+    assert report["rejected"][0]["reason"].startswith("invalid card")
+
+
+def test_csv_neutralises_formulas_keeps_amounts(faulty, tmp_path):
+    path = write_csv(faulty, tmp_path / "f.csv")
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 4
+    dealer = next(r for r in rows if r["code"] == "PLB-DEALER-PLAY")
+    assert dealer["dealer_id"] == "'=HYPERLINK(\"x\")"
+    assert json.loads(dealer["evidence"])["dealer_cards"] == "AH 6C QD"
+    impacts = sorted(r["impact"] for r in rows if r["code"] == "PLB-WIN")
+    assert impacts == ["-10.00", "5.00"]
+    assert not any(cell.startswith(("=", "+", "@")) for r in rows for cell in r.values())
+
+
+@pytest.mark.parametrize(("value", "money", "expected"), [
+    ("=1+2", False, "'=1+2"), ("+1", False, "'+1"), ("-1", False, "'-1"), ("@SUM(A1)", False, "'@SUM(A1)"),
+    ("\tx", False, "'\tx"), ("\rx", False, "'\rx"), ("-12.50", True, "-12.50"), ("-1+2", True, "'-1+2"),
+    ("=1", True, "'=1"), ("D1", False, "D1"), ("", False, ""),
+])
+def test_neutralise(value, money, expected):
+    assert neutralise(value, money=money) == expected
+
+
+def test_html_escapes_log_data(faulty, tmp_path):
+    html = write_html(faulty, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert '<html lang="es">' in html
+    for label in ("Informe de auditoría", "Reglas verificadas", "Hallazgos", "Registros rechazados",
+                  "Texto del reglamento", "práctica estándar; no consta en el texto disponible", "Art. 15"):
+        assert label in html
+    assert "S/ 40,00" in html  # total wagered
+    assert "Sin actividad" not in html
+    assert "<details>" in html and "http://" not in html and "https://" not in html
+    # failed rules come before passed ones
+    assert html.index("PLB-DEALER-PLAY</td>") < html.index("PLB-SHOE</td>")
+
+
+def test_html_in_english(tmp_path):
+    result = audit([write_log(tmp_path / "faulty.csv", FAULTY)], lang="en")
+    html = render_html(result)
+    assert '<html lang="en">' in html
+    for label in ("Round audit report", "Rules checked", "Findings", "Rejected records", "Text of the directive",
+                  "Filter by severity", "S/ 40.00"):
+        assert label in html
+    assert "Reglas verificadas" not in html
+
+
+# Known engine bug: a header-only file makes engine._audit_game raise ValueError (see
+# ENGINE_EMPTY_BUG in test_cli.py). Strict: remove this marker once the engine is fixed.
+def test_no_activity(tmp_path):
+    log = write_log(tmp_path / "empty.csv", [])
+    result = audit([log])
+    report = build_report(result)
+    assert report["summary"]["no_activity"] is True
+    assert report["summary"]["records_read"] == 0
+    assert report["period"] == {"first": None, "last": None}
+    assert "Sin actividad" in render_html(result, report=report)
+    assert json.loads(dumps(report))["findings"] == []
+
+
+def test_no_activity_when_every_round_is_rejected(tmp_path):
+    result = audit([write_log(tmp_path / "bad.csv", [hand("1", cards="9S 7X 2C")])])
+    report = build_report(result)
+    s = report["summary"]
+    assert s["no_activity"] is True and s["rounds_audited"] == 0
+    assert s["records_read"] == 1 == s["records_rejected"] and s["records_audited"] == 0
+    html = render_html(result, report=report)
+    assert "Sin actividad" in html and "S/ 0,00" in html
