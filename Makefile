@@ -27,7 +27,7 @@ bench: $(STAMP)
 # Regenerate the committed sample logs (deterministic: same seeds, same files).
 samples: $(STAMP)
 	$(BIN)/auditor simulate pot-luck-blackjack --rounds 1500 --seed 2026 --faults 0.03 --out sample_logs/pot-luck-blackjack/plb-casino-ejemplo.csv
-	$(BIN)/auditor simulate pot-luck-blackjack --rounds 300 --seed 2027 --faults 0.03 --out sample_logs/pot-luck-blackjack/plb-casino-ejemplo-b.jsonl
+	$(BIN)/auditor simulate pot-luck-blackjack --rounds 300 --seed 2027 --faults 0.03 --start 2026-11-02 --out sample_logs/pot-luck-blackjack/plb-casino-ejemplo-b.jsonl
 
 clean:
 	rm -rf $(VENV) reports/*.html reports/*.json reports/*.csv .pytest_cache

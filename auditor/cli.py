@@ -10,8 +10,9 @@ from __future__ import annotations
 import inspect
 import sys
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Optional, NoReturn
 
 import typer
 
@@ -264,24 +265,19 @@ def simulate(
     rounds: Annotated[int, typer.Option(min=1, help="Number of rounds.")] = 1000,
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same log).")] = 0,
     faults: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of rounds with a planted fault.")] = 0.0,
+    start: Annotated[Optional[datetime], typer.Option(formats=["%Y-%m-%d"],
+                                                      help="Day of the first round (round ids carry it).")] = None,
 ) -> None:
     """Write a simulated round log (with planted faults and their truth file)."""
     _check_game(game, "es")
+    from . import simulate as simulator
+
+    if game not in simulator.SIMULATORS:
+        _fail(t("cli.simulate_unavailable", "es", error=game))
     try:
-        from . import simulate as simulator
-    except ImportError as exc:
-        _fail(t("cli.simulate_unavailable", "es", error=exc))
-    try:
-        written = simulator.run(game, rounds=rounds, seed=seed, faults=faults, out=Path(out))
+        paths = simulator.run(game, rounds=rounds, seed=seed, faults=faults, out=Path(out),
+                              start=start.date() if start else None)
     except (ValueError, OSError) as exc:
         _fail(t("cli.simulate_failed", "es", error=exc))
-    if written is None:
-        paths = [Path(out)]
-    elif isinstance(written, (str, Path)):
-        paths = [Path(written)]
-    elif isinstance(written, dict):
-        paths = [Path(p) for p in written.values()]
-    else:
-        paths = [Path(p) for p in written]
     for path in paths:
         _say(t("cli.written", "es", path=path))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pandas as pd
@@ -14,13 +15,20 @@ __all__ = ["run", "SIMULATORS", "PROFILE_DIR", "write_log"]
 PROFILE_DIR = SPEC_DIR.parent / "profiles"
 
 
-def _pot_luck(rounds, seed, faults, profiles):
+def _pot_luck(rounds, seed, faults, profiles, **kw):
     from .pot_luck_blackjack import simulate
 
-    return simulate(rounds, seed, faults, profiles)
+    return simulate(rounds, seed, faults, profiles, **kw)
+
+
+def _let_it_ride(rounds, seed, faults, profiles, **kw):
+    from .let_it_ride import simulate
+
+    return simulate(rounds, seed, faults, profiles, **kw)
 
 
 SIMULATORS = {"pot-luck-blackjack": _pot_luck}
+SIMULATORS["let-it-ride"] = _let_it_ride
 
 
 def truth_path(out: Path) -> Path:
@@ -64,10 +72,12 @@ def write_log(frame: pd.DataFrame, out: Path, game: str) -> None:
 
 
 def run(game: str, *, rounds: int, seed: int, faults: float, out: Path,
-        profiles: list[Path] | None = None) -> tuple[Path, Path]:
-    """Simulate ``rounds`` rounds of ``game``; write the log and ``<stem>.truth.csv``."""
+        profiles: list[Path] | None = None, start: date | None = None) -> tuple[Path, Path]:
+    """Simulate ``rounds`` rounds of ``game`` from day ``start``; write the log and
+    ``<stem>.truth.csv``."""
     loaded = load_profiles(profiles or [PROFILE_DIR])
-    frame, truth = SIMULATORS[game](rounds, seed, faults, loaded)
+    extra = {"start": start} if start else {}
+    frame, truth = SIMULATORS[game](rounds, seed, faults, loaded, **extra)
     write_log(frame, out, game)
     tpath = truth_path(out)
     truth.to_csv(tpath, index=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import numpy as np
 import pandas as pd
@@ -33,10 +33,10 @@ LIMA = timezone(timedelta(hours=-5))
 FAULT_KINDS = (
     "PLB-DEALER-PLAY", "PLB-PLAY", "PLB-SPLIT", "PLB-SPLIT-ACES", "PLB-DOUBLE", "PLB-SURRENDER",
     "PLB-INSURANCE", "PLB-EVEN-MONEY", "PLB-BET-LIMITS", "PLB-SHOE", "PLB-CARDS", "payout",
-    "PLB-INSURANCE-PAY", "PLB-POOL-WINNER", "PLB-POOL-COMMISSION", "PLB-POOL-CAP", "PLB-PAY-LIMIT",
+    "PLB-INSURANCE-PAY", "PLB-EVEN-MONEY-PAY", "PLB-POOL-WINNER", "PLB-POOL-COMMISSION", "PLB-POOL-CAP", "PLB-PAY-LIMIT",
 )
 _PLAY_TIME = {"PLB-DEALER-PLAY", "PLB-PLAY", "PLB-SPLIT", "PLB-SPLIT-ACES", "PLB-DOUBLE", "PLB-SURRENDER",
-              "PLB-INSURANCE", "PLB-EVEN-MONEY", "PLB-BET-LIMITS", "PLB-SHOE"}
+              "PLB-INSURANCE", "PLB-EVEN-MONEY", "PLB-BET-LIMITS", "PLB-SHOE", "PLB-EVEN-MONEY-PAY"}
 
 
 def _value(card: int) -> int:
@@ -146,16 +146,24 @@ def _play_round(rng: random.Random, table: _Table, kind: str | None) -> tuple[li
 
     # Mandatory deal (Art. 8): a card to each player, the dealer's face-up card, a second
     # card to each player, the dealer's hole card.
+    # Rigged faults reorder the shoe (never add a card): split Aces need an Ace pair; an
+    # even-money payment needs a Black Jack against a dealer Ace.
+    is_ace, is_ten = (lambda c: c >> 2 == 12), (lambda c: 8 <= c >> 2 <= 11)
+    rigged = {"PLB-SPLIT-ACES": (is_ace, None, is_ace), "PLB-EVEN-MONEY-PAY": (is_ace, is_ace, is_ten)}.get(kind)
+    if rigged:
+        applied = True
     first = []
     for s in seats:
-        if kind == "PLB-SPLIT-ACES" and s is seats[0]:
-            applied = shoe.rig(lambda c: c >> 2 == 12)
+        if rigged and s is seats[0]:
+            applied &= shoe.rig(rigged[0])
         first.append(shoe.draw())
+    if rigged and rigged[1]:
+        applied &= shoe.rig(rigged[1])
     up = shoe.draw()
     second = []
     for i, s in enumerate(seats):
-        if kind == "PLB-SPLIT-ACES" and i == 0 and applied:
-            applied = shoe.rig(lambda c: c >> 2 == 12)
+        if rigged and i == 0:
+            applied &= shoe.rig(rigged[2])
         second.append(shoe.draw())
     hole = shoe.draw()
     if kind == "PLB-SHOE" and p.decks <= 2:
@@ -175,7 +183,9 @@ def _play_round(rng: random.Random, table: _Table, kind: str | None) -> tuple[li
     for s in seats:
         h = s.hands[0]
         natural = bj.hand_value(h.cards)[0] == 21
-        if s is target and kind == "PLB-EVEN-MONEY":
+        if s is seats[0] and kind == "PLB-EVEN-MONEY-PAY" and applied:
+            h.actions = "E"
+        elif s is target and kind == "PLB-EVEN-MONEY":
             h.actions = "E"
             applied = True
         elif s is target and kind == "PLB-INSURANCE":
@@ -274,11 +284,14 @@ def _play_hand(rng, shoe: _Shoe, h: _Hand, upv: int, kind: str | None, s: _Seat)
         h.actions += "S"
 
 
-def simulate(rounds: int, seed: int, faults: float, profiles: list[PotLuckProfile]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(log rows, truth rows) for ``rounds`` rounds spread over the sample tables."""
+def simulate(rounds: int, seed: int, faults: float, profiles: list[PotLuckProfile],
+             start: date = date(2026, 11, 1)) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(log rows, truth rows) for ``rounds`` rounds spread over the sample tables, from
+    noon of ``start``; round ids carry the day, so logs of different days never collide."""
     rng = random.Random(seed)
     pset = ProfileSet("pot-luck-blackjack", profiles)
-    start = datetime(2026, 11, 1, 12, 0, tzinfo=LIMA)
+    day = start.strftime("%Y%m%d")
+    start = datetime(start.year, start.month, start.day, 12, 0, tzinfo=LIMA)
     tables = []
     for t in TABLES:
         which = pset.assign(pd.Series([t]), pd.Series([pd.Timestamp(start)]))[0]
@@ -298,7 +311,7 @@ def simulate(rounds: int, seed: int, faults: float, profiles: list[PotLuckProfil
         if kind in _PLAY_TIME and not applied:
             kind = "payout"  # the forced situation did not arise: fall back to a payout fault
         plans.append(kind)
-        round_id = f"{table.id}-{table.seq:07d}"
+        round_id = f"{day}-{table.seq:06d}"
         for s in seats:
             for hi, h in enumerate(s.hands):
                 rows["table_id"].append(table.id)
@@ -392,6 +405,9 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
         pool_rows = idx[frame["pool_bet"].to_numpy()[idx] > 0]
         winners = idx[pool_paid[idx] > 0]
         if kind == "PLB-INSURANCE-PAY" and not (frame["insurance"].to_numpy()[idx] > 0).any():
+            kind = "payout"
+        if kind == "PLB-EVEN-MONEY-PAY":
+            idx = idx[frame["actions"].to_numpy()[idx] == "E"][:1]
             kind = "payout"
         if kind in ("PLB-POOL-WINNER", "PLB-POOL-COMMISSION", "PLB-POOL-CAP") and (len(winners) != 1 or len(pool_rows) < 2):
             kind = "payout"
