@@ -19,7 +19,7 @@ from . import __version__
 from .checks.base import CheckResult, cents_from_scaled
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
-from .logs.ingest import SUFFIXES, HandTable, InputError, RawLog, read_raw, type_rows
+from .logs.ingest import SUFFIXES, HandTable, InputError, RawLog, collect_rejects, read_raw, type_rows
 from .logs.schema import columns_of
 from .profiles import ProfileBase, ProfileSet
 from .registry import GAMES, plugin
@@ -129,8 +129,7 @@ def _iso(ts) -> str:
 def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, str, str]]:
     """Round fields repeated on each hand row must agree within the round."""
     df = table.df
-    key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
-    codes, _ = pd.factorize(key, sort=False)
+    codes, _ = pd.factorize(df["_rkey"], sort=False)
     if not len(codes):
         return []
     first = np.full(codes.max() + 1, -1, np.int64)
@@ -156,49 +155,34 @@ def _audit_game(game: str, raws: list[RawLog], profiles, lang: str) -> dict:
     spec = p.spec
     frame = pd.concat([r.frame for r in raws], ignore_index=True) if raws else _empty_frame(game)
     table, rejects = type_rows(frame, game, p.letters)
-    problems = p.validate(table) + _round_consistency(table, game)
-    from .logs.ingest import _collect
+    df = table.df
+    n = len(df)
+    _add_round_keys(df)
 
     # Structural checks speak only of rows whose fields all parsed: a row with an unreadable
     # card is not also reported for having "too few cards".
-    parsed = ~pd.MultiIndex.from_arrays([table.df["_file"], table.df["_line"]]).isin(
-        pd.MultiIndex.from_arrays([rejects["file"], rejects["line"]]))
-    problems = [(mask & parsed, f, r) for mask, f, r in problems]
-    rejects = pd.concat([rejects, _collect(table.df, problems, len(table))], ignore_index=True)
-    record_rejects = [r.record_rejects for r in raws if len(r.record_rejects)]
+    parsed = ~_row_mask(rejects, n)
+    problems = [(mask & parsed, f, r) for mask, f, r in p.validate(table) + _round_consistency(table, game)]
+    rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
+    bad_rows = _row_mask(rejects, n)
+    card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], n)
 
-    # Card faults are data findings too (PLB-CARDS etc.), one per round.
-    df = table.df
-    bad_rows = np.zeros(len(df), bool)
-    line_index = pd.MultiIndex.from_arrays([df["_file"], df["_line"]])
-    if len(rejects):
-        bad_rows = line_index.isin(pd.MultiIndex.from_arrays([rejects["file"], rejects["line"]]))
-    card_rows = np.zeros(len(df), bool)
-    card_rej = rejects[rejects["reason"] == "reject.bad_cards"]
-    if len(card_rej):
-        card_rows = line_index.isin(pd.MultiIndex.from_arrays([card_rej["file"], card_rej["line"]]))
-
-    # A round is audited whole or not at all.
-    key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
-    bad_keys = set(key[bad_rows])
-    in_bad_round = key.isin(bad_keys).to_numpy()
-    follow = in_bad_round & ~bad_rows
-    if follow.any():
-        cause = (pd.Series(df["_line"].to_numpy()[bad_rows], index=key[bad_rows].to_numpy())
-                 .groupby(level=0).min())
-        extra = pd.DataFrame({"file": df["_file"].to_numpy()[follow], "line": df["_line"].to_numpy()[follow],
-                              "field": "", "reason": "reject.round_incomplete",
-                              "detail": cause.reindex(key[follow].to_numpy()).astype(str).to_numpy()})
+    # A round is audited whole or not at all: its other rows are rejected too, each naming
+    # the first line that caused it.
+    rkey = df["_rkey"].to_numpy()
+    in_bad_round = np.isin(rkey, np.unique(rkey[bad_rows]))
+    follow = np.flatnonzero(in_bad_round & ~bad_rows)
+    if len(follow):
+        cause = pd.Series(df["_line"].to_numpy()[bad_rows]).groupby(rkey[bad_rows]).min()
+        extra = collect_rejects(df, [(np.isin(np.arange(n), follow), "", "reject.round_incomplete")])
+        extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
         rejects = pd.concat([rejects, extra], ignore_index=True)
-    rejects = pd.concat([rejects, *record_rejects], ignore_index=True)
+    rejects = pd.concat([rejects, *[r.record_rejects for r in raws if len(r.record_rejects)]], ignore_index=True)
     rejects["detail"] = rejects["detail"].fillna("").astype(str)
     rejects = rejects.sort_values(["file", "line", "field", "reason"], kind="stable").reset_index(drop=True)
-    rec = df[["_file", "_line", "_record"]].drop_duplicates(["_file", "_line"])
-    rej_records = rejects.merge(rec, left_on=["file", "line"], right_on=["_file", "_line"], how="left")
-    rej_records["_record"] = rej_records["_record"].fillna(rej_records["line"])
-    rejected_records = rej_records.drop_duplicates(["file", "_record"]).groupby("file").size().to_dict()
+    rejected_records = _rejected_records(df, rejects)
 
-    card_faults = _card_faults(df, table, card_rows, key)
+    card_faults = _card_faults(df, frame, table, card_rows)
     keep = ~in_bad_round
     accepted = _sorted(HandTable(df=df[keep].reset_index(drop=True),
                                  matrices={k: _take(m, keep) for k, m in table.matrices.items()}))
@@ -228,12 +212,39 @@ def _audit_game(game: str, raws: list[RawLog], profiles, lang: str) -> dict:
         "rejected_records": rejected_records,
         "times": times,
         "totals": {"rounds": int(ctx.n_rounds), "hands": len(accepted.df),
-                   "wagered": int(_wagered(accepted.df))},
+                   "wagered": int(_wagered(accepted.df, p.wagers))},
     }
 
 
-def _wagered(df: pd.DataFrame) -> int:
-    cols = [c for c in ("bet", "double", "insurance", "pool_bet") if c in df]
+def _add_round_keys(df: pd.DataFrame) -> None:
+    """Integer codes that sort like the text: ``_tcode`` (table), ``_rcode`` (round id) and
+    ``_rkey`` (the round: table and round id together)."""
+    tcode, _ = pd.factorize(df["table_id"], sort=True)
+    rcode, runiq = pd.factorize(df["round_id"], sort=True)
+    df["_tcode"] = tcode.astype(np.int64)
+    df["_rcode"] = rcode.astype(np.int64)
+    df["_rkey"] = df["_tcode"].to_numpy() * (len(runiq) + 1) + df["_rcode"].to_numpy()
+
+
+def _row_mask(rejects: pd.DataFrame, n: int) -> np.ndarray:
+    mask = np.zeros(n, dtype=bool)
+    rows = rejects["_row"].to_numpy()
+    mask[rows[rows >= 0]] = True
+    return mask
+
+
+def _rejected_records(df: pd.DataFrame, rejects: pd.DataFrame) -> dict[str, int]:
+    """Distinct records (CSV rows, JSONL lines) rejected, per file."""
+    rows = rejects["_row"].to_numpy()
+    on_rows = rows >= 0
+    records = np.where(on_rows, df["_record"].to_numpy()[np.where(on_rows, rows, 0)] if len(df) else 0,
+                       rejects["line"].to_numpy())
+    pairs = pd.DataFrame({"file": rejects["file"].to_numpy(), "record": records}).drop_duplicates()
+    return pairs.groupby("file").size().to_dict()
+
+
+def _wagered(df: pd.DataFrame, wagers=("bet", "double", "insurance", "pool_bet")) -> int:
+    cols = [c for c in wagers if c in df]
     return int(sum(df[c].sum() for c in cols))
 
 
@@ -254,39 +265,33 @@ def _sorted(table: HandTable) -> HandTable:
     if not len(df):
         return table
     # Deterministic order: table, time, round, seat, hand (lexsort's last key is primary).
-    order = np.lexsort([df[c].to_numpy() for c in ("hand", "seat")]
-                       + [df["round_id"].to_numpy().astype(str), df["started_at"].array.asi8,
-                          df["table_id"].to_numpy().astype(str)])
+    order = np.lexsort([df[c].to_numpy() for c in ("hand", "seat") if c in df]
+                       + [df["_rcode"].to_numpy(), df["started_at"].array.asi8, df["_tcode"].to_numpy()])
     return HandTable(df=df.iloc[order].reset_index(drop=True),
                      matrices={k: _take(m, order) for k, m in table.matrices.items()})
 
 
-def _card_faults(df, table, card_rows, key) -> pd.DataFrame:
+def _card_faults(df, raw: pd.DataFrame, table, card_rows) -> pd.DataFrame:
+    """One row per round that holds a card outside the deck, with the field and its text."""
     cols = ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "field", "text"]
     if not card_rows.any():
         return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
-    faults = df.loc[card_rows, ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line"]].copy()
-    faults["_key"] = key[card_rows].to_numpy()
-    fields, texts = [], []
-    for i in np.flatnonzero(card_rows):
-        for name, m in table.matrices.items():
-            if m.bad[i] and name != "actions":
-                fields.append(name)
-                texts.append(table.df.attrs.get("raw", {}).get(name, [""] * len(df))[i] if False else "")
-                break
-        else:
-            fields.append("")
-            texts.append("")
-    faults["field"] = fields
-    faults["text"] = texts
-    return faults.drop_duplicates("_key").drop(columns="_key").reset_index(drop=True)
+    idx = np.flatnonzero(card_rows)
+    faults = df.iloc[idx][["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "_rkey"]].copy()
+    names = [name for name, m in table.matrices.items() if name != "actions"]
+    which = np.stack([table.matrices[name].bad[idx] for name in names], axis=1).argmax(axis=1)
+    faults["field"] = [names[i] for i in which]
+    faults["text"] = [str(raw[names[w]].iloc[i])[:80] for w, i in zip(which, idx)]
+    return faults.drop_duplicates("_rkey").drop(columns="_rkey").reset_index(drop=True)
 
 
 def _rounds_checked(result: CheckResult) -> int:
     idx = result.round_index
-    if idx is None:
+    if idx is None or not len(idx):
         return int(result.applies.sum())
-    return int(len(np.unique(idx[result.applies])))
+    seen = np.zeros(int(idx.max()) + 1, dtype=bool)
+    seen[idx[result.applies]] = True
+    return int(seen.sum())
 
 
 def _outcome(rule, lang, status, checked, violations, note="") -> RuleOutcome:

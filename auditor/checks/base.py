@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["CheckResult", "Check", "money_mismatch", "first_index", "group_sum", "group_max",
+__all__ = ["CheckResult", "Check", "round_index", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled"]
 
 
@@ -37,6 +37,16 @@ class CheckResult:
 
 
 Check = Callable[..., CheckResult]
+
+
+def round_index(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(round number 0..R-1 of each row, first row of each round) for rows sorted so that a
+    round's rows are contiguous (the engine's order); ``_rkey`` identifies the round."""
+    rkey = df["_rkey"].to_numpy()
+    if not len(rkey):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    starts = np.r_[True, rkey[1:] != rkey[:-1]]
+    return np.cumsum(starts) - 1, np.flatnonzero(starts)
 
 
 def money_mismatch(observed_cents: np.ndarray, expected_scaled: np.ndarray, scale: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from ..games import blackjack as bj
 from ..logs.ingest import HandTable
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import CheckResult, cents_from_scaled, group_any, group_max, group_sum, money_mismatch
+from .base import CheckResult, round_index, cents_from_scaled, group_any, group_max, group_sum, money_mismatch
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -53,18 +53,20 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     out.append(((hand == 0) & (split_from >= 0), "split_from", "reject.plb.bad_split_from"))
 
     # Hands of a seat must be numbered 0..k with no gap or repeat, and a hand's number of
-    # splits must equal the hands that name it as their parent.
-    key = pd.DataFrame({"t": df["table_id"], "r": df["round_id"], "s": df["seat"], "h": hand})
-    dup = key.duplicated(keep=False).to_numpy()
-    out.append((dup, "hand", "reject.plb.duplicate_hand"))
-    grp = key.groupby(["t", "r", "s"], sort=False)
-    size = grp["h"].transform("size").to_numpy()
-    hmax = grp["h"].transform("max").to_numpy()
+    # splits must equal the hands that name it as their parent. Keys are integers: the
+    # round key, then seat and hand in 5 bits each (both are validated to small ranges).
+    seat_key = df["_rkey"].to_numpy() * 32 + (df["seat"].to_numpy().astype(np.int64) & 31)
+    hand_key = seat_key * 32 + (hand.astype(np.int64) & 31)
+    out.append((pd.Series(hand_key).duplicated(keep=False).to_numpy(), "hand", "reject.plb.duplicate_hand"))
+    per_seat = pd.Series(hand).groupby(seat_key)
+    size = per_seat.transform("size").to_numpy()
+    hmax = per_seat.transform("max").to_numpy()
     out.append((hmax != size - 1, "hand", "reject.plb.hand_numbering"))
-    parents = pd.DataFrame({"t": df["table_id"], "r": df["round_id"], "s": df["seat"], "h": split_from})
-    parents = parents[split_from >= 0].value_counts().rename("children")
-    have = key.merge(parents.reset_index(), on=["t", "r", "s", "h"], how="left")["children"].fillna(0)
-    out.append((have.to_numpy() != n[SPLIT], "actions", "reject.plb.splits_vs_hands"))
+    is_child = split_from >= 0
+    parent_key = seat_key[is_child] * 32 + (split_from[is_child].astype(np.int64) & 31)
+    children = pd.Series(parent_key).value_counts()
+    have = children.reindex(hand_key).fillna(0).to_numpy()
+    out.append((have != n[SPLIT], "actions", "reject.plb.splits_vs_hands"))
     return out
 
 
@@ -75,11 +77,8 @@ class Context:
         df = table.df
         self.card_faults = card_faults
         self.profiles = profiles
-        key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
-        self.rid, _ = pd.factorize(key, sort=False)
-        self.n_rounds = int(self.rid.max()) + 1 if len(self.rid) else 0
-        first = np.flatnonzero(np.r_[True, self.rid[1:] != self.rid[:-1]]) if len(self.rid) else np.zeros(0, int)
-        self.first_row = first
+        self.rid, first = round_index(df)
+        self.n_rounds = len(first)
         self.hands = df.reset_index(drop=True)
         self.rounds = df.iloc[first][["table_id", "round_id", "started_at", "dealer_id", "shoe_id",
                                       "_file", "_line"]].reset_index(drop=True)

@@ -25,7 +25,7 @@ from ..cards import CardMatrix, parse_cards
 from ..money import parse_money
 from .schema import Column, Kind, columns_of
 
-__all__ = ["InputError", "RawLog", "HandTable", "read_raw", "detect_game", "type_rows",
+__all__ = ["InputError", "RawLog", "HandTable", "read_raw", "detect_game", "type_rows", "collect_rejects",
            "SUFFIXES", "LIMA_OFFSET"]
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
@@ -64,13 +64,16 @@ class HandTable:
         return len(self.df)
 
 
-def _rejects(file, line, field_, reason, detail="") -> pd.DataFrame:
+def _rejects(file, line, field_, reason, detail="", row=-1) -> pd.DataFrame:
+    """Rejected records; ``row`` is the row in the typed table (-1 for a record that never
+    became a row, such as an unreadable JSON line)."""
     n = len(line)
     return pd.DataFrame({"file": pd.Series(np.broadcast_to(np.asarray(file, dtype=object), n), dtype=object),
                          "line": pd.Series(line, dtype=np.int64),
                          "field": pd.Series(np.broadcast_to(np.asarray(field_, dtype=object), n), dtype=object),
                          "reason": pd.Series(np.broadcast_to(np.asarray(reason, dtype=object), n), dtype=object),
-                         "detail": pd.Series(np.broadcast_to(np.asarray(detail, dtype=object), n), dtype=object)})
+                         "detail": pd.Series(np.broadcast_to(np.asarray(detail, dtype=object), n), dtype=object),
+                         "_row": pd.Series(np.broadcast_to(np.asarray(row, dtype=np.int64), n), dtype=np.int64)})
 
 
 EMPTY_REJECTS = _rejects([], [], [], [], [])
@@ -304,7 +307,7 @@ def type_rows(raw: pd.DataFrame, game: str, letters: str = "") -> tuple[HandTabl
             problems.append((bad & ~blank, col.name, "reject.bad_time"))
             df[col.name] = parsed
     table = HandTable(df=df, matrices=matrices)
-    return table, _collect(df, problems, n)
+    return table, collect_rejects(df, problems)
 
 
 def _arrow_strings(values: pd.Series) -> pa.LargeStringArray:
@@ -332,12 +335,14 @@ def _parse_ints(arrow: pa.Array, blank: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.where(ok & ~bad, values, -1).astype(np.int16), bad
 
 
-def _collect(df: pd.DataFrame, problems, n: int) -> pd.DataFrame:
+def collect_rejects(df: pd.DataFrame, problems) -> pd.DataFrame:
+    """Rejects from (mask, field, reason-key) triples over the rows of ``df``."""
     parts = []
+    files, lines = df["_file"].to_numpy(), df["_line"].to_numpy()
     for mask, field_, reason in problems:
-        idx = np.flatnonzero(mask[:n])
+        idx = np.flatnonzero(mask)
         if len(idx):
-            parts.append(_rejects(df["_file"].to_numpy()[idx], df["_line"].to_numpy()[idx], field_, reason))
+            parts.append(_rejects(files[idx], lines[idx], field_, reason, row=idx))
     return pd.concat(parts, ignore_index=True) if parts else EMPTY_REJECTS.copy()
 
 
