@@ -26,6 +26,8 @@ class GamePlugin:
     validate: Callable
     context: Callable
     checks: Mapping[str, Check]
+    # Money columns that are stakes placed (summed as "wagered" in the totals).
+    wagers: tuple[str, ...] = ("bet", "double", "insurance", "pool_bet")
 
     @property
     def spec(self) -> DirectiveSpec:
