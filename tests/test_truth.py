@@ -49,3 +49,8 @@ def test_pot_luck_clean_log_has_no_findings(tmp_path):
 def test_jsonl_form_gives_the_same_findings(tmp_path):
     _, found_jsonl, truth = _audit_against_truth(tmp_path, "pot-luck-blackjack", 13, 0.05, 3_000, ".jsonl")
     assert found_jsonl == truth
+
+
+def test_parquet_form_gives_the_same_findings(tmp_path):
+    _, found, truth = _audit_against_truth(tmp_path, "pot-luck-blackjack", 17, 0.05, 3_000, ".parquet")
+    assert found == truth
