@@ -375,11 +375,12 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     bp = np.array([int(p.pool_commission_pct * 100) for p in pset.profiles])[which]
     frame["_bp"] = bp
     paid = np.zeros(len(frame), dtype=np.int64)
-    for _, idx in frame.groupby("_round", sort=False).indices.items():
-        pool = int(frame["pool_bet"].to_numpy()[idx].sum())
+    pool_bet, scores = frame["pool_bet"].to_numpy(), frame["_score"].to_numpy()
+    for idx in frame.groupby("_round", sort=False).indices.values():
+        pool = int(pool_bet[idx].sum())
         if not pool:
             continue
-        sc = frame["_score"].to_numpy()[idx]
+        sc = scores[idx]
         winners = idx[sc == sc.max()]
         net = pool - pool * int(bp[idx[0]]) // 10_000
         share, rest = divmod(net, len(winners))
