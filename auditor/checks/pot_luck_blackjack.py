@@ -372,10 +372,9 @@ def check_double(ctx: Context) -> CheckResult:
     applies = n[DOUBLE] > 0
     cols = np.arange(ctx.actions.shape[1])[None, :]
     d_pos = np.where(applies, (ctx.actions == DOUBLE).argmax(axis=1), 0)
-    hit_before = ((ctx.actions == HIT) & (cols < d_pos[:, None])).any(axis=1)
     hit_after = ((ctx.actions == HIT) & (cols > d_pos[:, None])).any(axis=1)
     violates, reason, keys = _reasons(
-        (hit_before | ((ctx.actions == SURR) & (cols < d_pos[:, None])).any(axis=1), "reason.plb.double_late"),
+        ((np.isin(ctx.actions, (HIT, STAND, SURR)) & (cols < d_pos[:, None])).any(axis=1), "reason.plb.double_late"),
         (ctx.double > ctx.bet, "reason.plb.double_over_bet"),
         (hit_after | (n[DOUBLE] > 1), "reason.plb.double_more_cards"),
     )
@@ -477,7 +476,8 @@ def check_pool_winner(ctx: Context) -> CheckResult:
     uneven = pool.winner & ~pool.carried[r] & (pool.paid[r] > 0) & (
         np.abs(ctx.pool_paid * pool.k[r] - pool.paid[r]) >= pool.k[r])
     violates = group_any(wrong_hand | uneven, r, ctx.n_rounds)
-    return ctx.rounds_result(pool.total > 0, violates)
+    # A pool payment in a round without pool bets is a payment to a non-winner too.
+    return ctx.rounds_result((pool.total > 0) | (pool.paid > 0), violates)
 
 
 def check_pool_commission(ctx: Context) -> CheckResult:
