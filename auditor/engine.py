@@ -139,13 +139,8 @@ def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, st
     for col in columns_of(game):
         if not col.round_level or col.name in ("table_id", "round_id"):
             continue
-        if col.name in table.matrices:
-            m = table.matrices[col.name].cards
-            differs = (m != m[ref]).any(axis=1)
-        else:
-            values = df[col.name]
-            raw = values.array.asi8 if col.kind == "time" else values.to_numpy()
-            differs = ~(raw == raw[ref]) & values.notna().to_numpy()
+        values = table.codes[col.name]
+        differs = values != values[ref]
         out.append((differs, col.name, "reject.round_fields_differ"))
     return out
 
@@ -286,6 +281,8 @@ def _card_faults(df, raw: pd.DataFrame, table, card_rows) -> pd.DataFrame:
 
 
 def _rounds_checked(result: CheckResult) -> int:
+    if result.rounds_checked is not None:
+        return result.rounds_checked
     idx = result.round_index
     if idx is None or not len(idx):
         return int(result.applies.sum())

@@ -31,6 +31,7 @@ class CheckResult:
     evidence: Callable[[np.ndarray], dict[str, list]] | None = None
     round_index: np.ndarray | None = None  # round of each row (counts rounds checked)
     note: str = ""                        # catalogue key explaining a not-applicable rule
+    rounds_checked: int | None = None     # when the rows are not all the rounds checked
 
     def __post_init__(self):
         object.__setattr__(self, "violates", self.violates & self.applies)

@@ -251,13 +251,10 @@ def check_cards(ctx: Context) -> CheckResult:
     """Every card of a round is one of the 52 of a deck (jokers and unreadable codes are a
     data finding; such a round is rejected for every other rule)."""
     faults = ctx.card_faults
-    frame = pd.concat([faults, ctx.rounds[["table_id", "round_id", "started_at", "dealer_id", "_file", "_line"]]],
-                      ignore_index=True)
-    bad = np.r_[np.ones(len(faults), bool), np.zeros(ctx.n_rounds, bool)]
-    return CheckResult(frame=frame, applies=np.ones(len(frame), bool), violates=bad,
-                       evidence=lambda idx: {"cards": frame["text"].to_numpy()[idx].tolist(),
-                                             "field": frame["field"].to_numpy()[idx].tolist()},
-                       round_index=np.arange(len(frame)))
+    return CheckResult(frame=faults, applies=np.ones(len(faults), bool), violates=np.ones(len(faults), bool),
+                       evidence=lambda idx: {"cards": faults["text"].to_numpy()[idx].tolist(),
+                                             "field": faults["field"].to_numpy()[idx].tolist()},
+                       rounds_checked=ctx.n_rounds + len(faults))
 
 
 def check_shoe(ctx: Context) -> CheckResult:

@@ -59,6 +59,7 @@ class HandTable:
 
     df: pd.DataFrame
     matrices: dict[str, CardMatrix]
+    codes: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.df)
@@ -264,50 +265,84 @@ def _time_column(values: pd.Series):
 
 def type_rows(raw: pd.DataFrame, game: str, letters: str = "") -> tuple[HandTable, pd.DataFrame]:
     """Type every column of ``raw`` (the concatenated string frames of one game), reject
-    what does not parse, and return (table of accepted rows, rejects)."""
+    what does not parse, and return (table of accepted rows, rejects).
+
+    A round's fields repeat on each of its hand rows, so round-level columns are parsed once
+    per distinct value and broadcast; their dictionary codes are kept (``HandTable.codes``)
+    to check that the rows of a round agree."""
     columns = columns_of(game)
-    n = len(raw)
     df = pd.DataFrame({"_file": raw["_file"].to_numpy(), "_line": raw["_line"].to_numpy(np.int64),
                        "_record": raw["_record"].to_numpy(np.int64)})
     matrices: dict[str, CardMatrix] = {}
+    codes: dict[str, np.ndarray] = {}
     problems: list[tuple[np.ndarray, str, str]] = []
     for col in columns:
-        values = raw[col.name]
-        arrow = _arrow_strings(values)
-        blank = np.asarray(pc.equal(pc.utf8_trim_whitespace(arrow), "").to_numpy(zero_copy_only=False), bool)
-        if col.required and col.kind != Kind.ACTIONS:
-            problems.append((blank, col.name, "reject.missing"))
-        if col.kind == Kind.TEXT:
-            text = values.str.strip()
-            problems.append((text.str.contains("\x00", regex=False).to_numpy(), col.name, "reject.bad_text"))
-            df[col.name] = text.to_numpy(dtype=object)
-        elif col.kind == Kind.INT:
-            ints, bad = _parse_ints(arrow, blank)
-            problems.append((bad, col.name, "reject.bad_int"))
-            df[col.name] = ints
-        elif col.kind in (Kind.MONEY, Kind.SIGNED_MONEY):
-            cents, bad = parse_money(arrow, signed=col.kind == Kind.SIGNED_MONEY)
-            if col.kind == Kind.MONEY:
-                negative = np.asarray(pc.starts_with(pc.utf8_trim_whitespace(arrow), "-")
-                                      .to_numpy(zero_copy_only=False), bool)
-                problems.append((negative, col.name, "reject.negative_amount"))
-                bad &= ~negative
-            problems.append((bad & ~blank, col.name, "reject.bad_amount"))
-            df[col.name] = cents
-        elif col.kind == Kind.CARDS:
-            m = parse_cards(arrow, col.width)
-            problems.append((m.bad & ~blank, col.name, "reject.bad_cards"))
-            matrices[col.name] = m
-        elif col.kind == Kind.ACTIONS:
-            codes, bad = _letter_matrix(arrow, col.width, letters)
-            problems.append((bad, col.name, "reject.bad_actions"))
-            matrices[col.name] = CardMatrix(cards=codes, count=(codes >= 0).sum(axis=1).astype(np.int8), bad=bad)
-        elif col.kind == Kind.TIME:
-            parsed, bad = _time_column(values)
-            problems.append((bad & ~blank, col.name, "reject.bad_time"))
-            df[col.name] = parsed
-    table = HandTable(df=df, matrices=matrices)
+        arrow = _arrow_strings(raw[col.name])
+        index = None
+        if col.round_level:
+            encoded = pc.dictionary_encode(arrow)
+            index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            codes[col.name] = index
+            arrow = encoded.dictionary.cast(pa.large_string())
+        value, found = _type_column(col, arrow, letters)
+        if index is not None:
+            value = _broadcast(value, index)
+            found = [(mask[index], f, r) for mask, f, r in found]
+        problems.extend(found)
+        if isinstance(value, CardMatrix):
+            matrices[col.name] = value
+        else:
+            df[col.name] = value
+    table = HandTable(df=df, matrices=matrices, codes=codes)
     return table, collect_rejects(df, problems)
+
+
+def _broadcast(value, index: np.ndarray):
+    if isinstance(value, CardMatrix):
+        return CardMatrix(cards=value.cards[index], count=value.count[index], bad=value.bad[index])
+    if isinstance(value, pd.Series):
+        return value.take(index).reset_index(drop=True)
+    return value[index]
+
+
+def _type_column(col: Column, arrow: pa.Array, letters: str):
+    """(typed values, [(mask, field, reason)]) of one column."""
+    found: list[tuple[np.ndarray, str, str]] = []
+    blank = np.asarray(pc.equal(pc.utf8_trim_whitespace(arrow), "").to_numpy(zero_copy_only=False), bool)
+    if col.required and col.kind != Kind.ACTIONS:
+        found.append((blank, col.name, "reject.missing"))
+    if col.kind == Kind.TEXT:
+        text = pc.utf8_trim_whitespace(arrow)
+        nul = np.asarray(pc.match_substring(text, "\x00").to_numpy(zero_copy_only=False), bool)
+        found.append((nul, col.name, "reject.bad_text"))
+        return pd.Series(pd.arrays.ArrowStringArray(text)), found
+    if col.kind == Kind.INT:
+        ints, bad = _parse_ints(arrow, blank)
+        found.append((bad, col.name, "reject.bad_int"))
+        return ints, found
+    if col.kind in (Kind.MONEY, Kind.SIGNED_MONEY):
+        cents, bad = parse_money(arrow, signed=col.kind == Kind.SIGNED_MONEY)
+        if col.kind == Kind.MONEY:
+            negative = np.asarray(pc.starts_with(pc.utf8_trim_whitespace(arrow), "-")
+                                  .to_numpy(zero_copy_only=False), bool)
+            found.append((negative, col.name, "reject.negative_amount"))
+            bad &= ~negative
+        found.append((bad & ~blank, col.name, "reject.bad_amount"))
+        return cents, found
+    if col.kind == Kind.CARDS:
+        m = parse_cards(arrow, col.width)
+        found.append((m.bad & ~blank, col.name, "reject.bad_cards"))
+        return m, found
+    if col.kind == Kind.ACTIONS:
+        letter_codes, bad = _letter_matrix(arrow, col.width, letters)
+        found.append((bad, col.name, "reject.bad_actions"))
+        count = (letter_codes >= 0).sum(axis=1).astype(np.int8)
+        return CardMatrix(cards=letter_codes, count=count, bad=bad), found
+    if col.kind == Kind.TIME:
+        parsed, bad = _time_column(pd.Series(pd.arrays.ArrowStringArray(arrow)))
+        found.append((bad & ~blank, col.name, "reject.bad_time"))
+        return parsed, found
+    raise ValueError(f"unknown column kind {col.kind!r}")
 
 
 def _arrow_strings(values: pd.Series) -> pa.LargeStringArray:
