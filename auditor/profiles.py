@@ -59,7 +59,122 @@ class PotLuckProfile(ProfileBase):
     max_pool_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
 
 
+class LetItRidePaytable(BaseModel):
+    """Ratios "to 1" per final hand; ``one_pair`` pays pairs from ``min_pair`` up."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    royal_flush: int = Field(default=1000, ge=0)
+    straight_flush: int = Field(default=200, ge=0)
+    four_of_a_kind: int = Field(default=50, ge=0)
+    full_house: int = Field(default=11, ge=0)
+    flush: int = Field(default=8, ge=0)
+    straight: int = Field(default=5, ge=0)
+    three_of_a_kind: int = Field(default=3, ge=0)
+    two_pair: int = Field(default=2, ge=0)
+    one_pair: int = Field(default=1, ge=0)
+
+
+class LetItRideBonusTable(LetItRidePaytable):
+    """[STANDARD] Bonus side bet ratios per unit of the fixed stake (a published table:
+    royal 20,000 … two pair 6, nothing for a pair)."""
+
+    royal_flush: int = Field(default=20000, ge=0)
+    straight_flush: int = Field(default=2000, ge=0)
+    four_of_a_kind: int = Field(default=100, ge=0)
+    full_house: int = Field(default=75, ge=0)
+    flush: int = Field(default=50, ge=0)
+    straight: int = Field(default=25, ge=0)
+    three_of_a_kind: int = Field(default=9, ge=0)
+    two_pair: int = Field(default=6, ge=0)
+    one_pair: int = Field(default=0, ge=0)
+
+
+class LetItRideProfile(ProfileBase):
+    game: Literal["let-it-ride"] = "let-it-ride"
+    paytable: LetItRidePaytable = LetItRidePaytable()
+    # Art. 4 i: two tens are the lowest pair. A profile posting another minimum is itself a
+    # finding (LIR-PAYTABLE), so the model accepts any rank rather than refusing it.
+    min_pair: Literal["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"] = "T"
+    bonus: LetItRideBonusTable = LetItRideBonusTable()
+    bonus_stake: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    # Art. 2 c: one deck, or two decks of different back colours used alternately.
+    decks_per_table: Literal[1, 2] = 1
+
+
 PROFILE_MODELS: dict[str, type[ProfileBase]] = {"pot-luck-blackjack": PotLuckProfile}
+PROFILE_MODELS["let-it-ride"] = LetItRideProfile
+
+
+class TripleShotCaribbeanTable(BaseModel):
+    """Ratios "to 1" of the Póker bet against a qualifying dealer who is beaten, by the
+    player's hand. [PERU] Póker Caribeño Arts. 12-14: royal 100, straight flush 50; the rest
+    [STANDARD]; ``high_card`` is A-K, the only high card that can beat a qualifying dealer."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    royal_flush: int = Field(default=100, ge=0)
+    straight_flush: int = Field(default=50, ge=0)
+    four_of_a_kind: int = Field(default=20, ge=0)
+    full_house: int = Field(default=7, ge=0)
+    flush: int = Field(default=5, ge=0)
+    straight: int = Field(default=4, ge=0)
+    three_of_a_kind: int = Field(default=3, ge=0)
+    two_pair: int = Field(default=2, ge=0)
+    one_pair: int = Field(default=1, ge=0)
+    high_card: int = Field(default=1, ge=0)
+
+
+class TripleShotPaytable(TripleShotCaribbeanTable):
+    """[STANDARD] Póker bet paid on the player's hand alone (poker_mode = paytable); a pair
+    pays from ``min_pair`` up (default queens)."""
+
+    straight_flush: int = Field(default=30, ge=0)
+    four_of_a_kind: int = Field(default=15, ge=0)
+    high_card: int = Field(default=0, ge=0)
+
+
+class TripleShotBonusTable(TripleShotCaribbeanTable):
+    """[STANDARD] Bonus (Pago Agregado) ratios per unit of the bonus bet, paid on the
+    player's best five of six; categories paying 0 lose the bet."""
+
+    royal_flush: int = Field(default=1000, ge=0)
+    straight_flush: int = Field(default=200, ge=0)
+    four_of_a_kind: int = Field(default=50, ge=0)
+    full_house: int = Field(default=20, ge=0)
+    flush: int = Field(default=15, ge=0)
+    straight: int = Field(default=10, ge=0)
+    three_of_a_kind: int = Field(default=5, ge=0)
+    two_pair: int = Field(default=0, ge=0)
+    one_pair: int = Field(default=0, ge=0)
+    high_card: int = Field(default=0, ge=0)
+
+
+class TripleShotProfile(ProfileBase):
+    game: Literal["triple-shot"] = "triple-shot"
+    # [STANDARD] War tie: the player loses half the War bet, or it is a push.
+    war_tie: Literal["lose_half", "push"] = "lose_half"
+    # [STANDARD] Black Jack options.
+    bj_pays: tuple[int, int] = (3, 2)
+    dealer_hits_soft_17: bool = False
+    six_card_charlie: bool = False
+    poker_mode: Literal["caribbean", "paytable"] = "caribbean"
+    caribbean: TripleShotCaribbeanTable = TripleShotCaribbeanTable()
+    paytable: TripleShotPaytable = TripleShotPaytable()
+    min_pair: Literal["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"] = "Q"
+    bonus: TripleShotBonusTable = TripleShotBonusTable()
+    # Limits of each bet; a bet without its own limit uses min_bet / max_bet.
+    min_war_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    max_war_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    min_bj_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    max_bj_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    min_poker_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    max_poker_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    min_bonus_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    max_bonus_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+
+
+PROFILE_MODELS["triple-shot"] = TripleShotProfile
 
 
 def register_profile_model(model: type[ProfileBase]) -> None:

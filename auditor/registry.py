@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from .checks import pot_luck_blackjack
+from .checks import let_it_ride, pot_luck_blackjack
+from .checks import triple_shot
 from .checks.base import Check
 from .specs import DirectiveSpec, SpecError, load_spec
 
@@ -42,6 +43,24 @@ GAMES: dict[str, GamePlugin] = {
         validate=pot_luck_blackjack.validate,
         context=pot_luck_blackjack.Context,
         checks=pot_luck_blackjack.CHECKS,
+    ),
+    "let-it-ride": GamePlugin(
+        game="let-it-ride",
+        spec_file="let_it_ride.toml",
+        letters=let_it_ride.LETTERS,
+        validate=let_it_ride.validate,
+        context=let_it_ride.Context,
+        checks=let_it_ride.CHECKS,
+        wagers=("bet_1", "bet_2", "bet_dollar", "bonus_bet"),
+    ),
+    "triple-shot": GamePlugin(
+        game="triple-shot",
+        spec_file="triple_shot.toml",
+        letters=triple_shot.LETTERS,
+        validate=triple_shot.validate,
+        context=triple_shot.Context,
+        checks=triple_shot.CHECKS,
+        wagers=("bet_war", "bet_bj", "bet_poker", "double", "bonus_bet"),
     ),
 }
 

@@ -88,7 +88,107 @@ class PotLuckRound(_Doc):
     hands: list[PotLuckHand] = Field(min_length=1, description="The player hands of the round.")
 
 
+PULL_VALUES = ("", "cards", "first_community", "second_community")
+_PULL_DOC = ("When the bet was withdrawn: empty = not withdrawn, `cards` = after seeing the player's "
+             "three cards, `first_community` = after the first community card was shown, "
+             "`second_community` = after the second community card was shown.")
+
+
+class LetItRideHand(_Doc):
+    """One player position of a Let It Ride round: its three cards and three base bets."""
+
+    seat: int = _col(Kind.INT, "Player position, 1..7 (Art. 2 a: seven positions).", ge=1)
+    cards: Cards = _col(Kind.CARDS, "The player's three cards, e.g. `AS KD 9C`.", width=5)
+    bet_1: Money = _col(Kind.MONEY, "Bet 1 (first base bet).")
+    bet_2: Money = _col(Kind.MONEY, "Bet 2 (second base bet).")
+    bet_dollar: Money = _col(Kind.MONEY, "The \"$\" bet (third base bet, never withdrawn).")
+    pulled_1: str = _col(Kind.TEXT, "Withdrawal of bet 1. " + _PULL_DOC, required=False, default="",
+                         pattern=r"^(|cards|first_community|second_community)$")
+    pulled_2: str = _col(Kind.TEXT, "Withdrawal of bet 2. " + _PULL_DOC, required=False, default="",
+                         pattern=r"^(|cards|first_community|second_community)$")
+    bonus_bet: Money = _col(Kind.MONEY, "Bonus side bet, 0 if none.", required=False, default="0")
+    net_1: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of bet 1: paid (> 0), collected (< 0), "
+                              "0 when withdrawn.")
+    net_2: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of bet 2: paid (> 0), collected (< 0), "
+                              "0 when withdrawn.")
+    net_dollar: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the \"$\" bet: paid (> 0) or collected (< 0).")
+    net_bonus: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the bonus bet: paid (> 0), collected (< 0).",
+                                  required=False, default="0")
+
+
+class LetItRideRound(_Doc):
+    """A Let It Ride round (partida), Directiva Nº 05-99-MITINCI/VMT/DNT."""
+
+    game: Literal["let-it-ride"] = Field(default="let-it-ride", description="Game id.")
+    table_id: str = _col(Kind.TEXT, "Table identifier, stable across exports.", min_length=1, max_length=64)
+    round_id: str = _col(Kind.TEXT, "Round identifier, unique within the table.", min_length=1, max_length=64)
+    started_at: datetime = _col(Kind.TIME, "Start of the round, ISO 8601 with time zone "
+                                "(a time without zone is read as Lima time, UTC-5).")
+    dealer_id: str = _col(Kind.TEXT, "Dealer (crupier) identifier.", min_length=1, max_length=64)
+    deck_id: str = _col(Kind.TEXT, "Identifier of the deck dealt in this round (a new id for a new deck).",
+                        min_length=1, max_length=64)
+    deck_color: str = _col(Kind.TEXT, "Colour of the deck's backs (revés), e.g. `rojo`.", min_length=1,
+                           max_length=32)
+    community_cards: Cards = _col(Kind.CARDS, "The two community cards, first shown first, e.g. `TH 2C`.",
+                                  width=4)
+    hands: list[LetItRideHand] = Field(min_length=1, description="The player positions of the round.")
+
+
 ROUND_MODELS: dict[str, type[_Doc]] = {"pot-luck-blackjack": PotLuckRound}
+ROUND_MODELS["let-it-ride"] = LetItRideRound
+
+_TS_DEALT_ORDER = ("in dealt order (card 1 = the War card and the first Black Jack card; the Black Jack "
+                   "hand is cards 1, 2 and then the hits; the cards after the Black Jack hand complete the "
+                   "six-card hand; the Póker hand is the best five of all six)")
+
+
+class TripleShotHand(_Doc):
+    """One player position of a Triple Shot round: its six cards and its three independent
+    bets (Guerra, Black Jack, Póker) plus the optional bonus bet."""
+
+    seat: int = _col(Kind.INT, "Player position, 1..6 (Art. 2 a: six positions).", ge=1)
+    cards: Cards = _col(Kind.CARDS, "The player's six cards " + _TS_DEALT_ORDER + ", e.g. `AS KD 9C 4H 2S 7D`.",
+                        width=8)
+    actions: str = _col(Kind.ACTIONS, "Black Jack decisions in order, one letter each: D double, H hit, "
+                        "S stand; P (split) is never allowed and is reported. Every H and D adds one card "
+                        "to the Black Jack hand.", width=8, required=False, default="", pattern=r"^[PDHS]*$")
+    bet_war: Money = _col(Kind.MONEY, "Guerra (War) bet.")
+    bet_bj: Money = _col(Kind.MONEY, "Black Jack bet.")
+    bet_poker: Money = _col(Kind.MONEY, "Póker bet.")
+    double: Money = _col(Kind.MONEY, "Amount added to the Black Jack bet by a double, 0 if none.",
+                         required=False, default="0")
+    bonus_bet: Money = _col(Kind.MONEY, "Bonus (Pago Agregado) bet, 0 if none.", required=False, default="0")
+    net_war: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the War bet: paid (> 0), collected (< 0), "
+                                "0 for a push.")
+    net_bj: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the Black Jack bet and its double: paid (> 0), "
+                               "collected (< 0), 0 for a push.")
+    net_poker: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the Póker bet: paid (> 0), collected (< 0), "
+                                  "0 for a push.")
+    net_bonus: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the bonus bet: paid (> 0), collected (< 0).",
+                                  required=False, default="0")
+
+
+class TripleShotRound(_Doc):
+    """A Triple Shot round (partida), Directiva Nº 004-2004-MINCETUR/VMT/DNT."""
+
+    game: Literal["triple-shot"] = Field(default="triple-shot", description="Game id.")
+    table_id: str = _col(Kind.TEXT, "Table identifier, stable across exports.", min_length=1, max_length=64)
+    round_id: str = _col(Kind.TEXT, "Round identifier, unique within the table.", min_length=1, max_length=64)
+    started_at: datetime = _col(Kind.TIME, "Start of the round, ISO 8601 with time zone "
+                                "(a time without zone is read as Lima time, UTC-5).")
+    dealer_id: str = _col(Kind.TEXT, "Dealer (crupier) identifier.", min_length=1, max_length=64)
+    deck_id: str = _col(Kind.TEXT, "Identifier of the deck dealt in this round (each table has two decks, "
+                        "used alternately).", min_length=1, max_length=64)
+    deck_color: str = _col(Kind.TEXT, "Colour of the deck's backs (revés), e.g. `rojo`.", min_length=1,
+                           max_length=32)
+    dealer_cards: Cards = _col(Kind.CARDS, "The dealer's six cards " + _TS_DEALT_ORDER
+                               + "; the dealer's hits are drawn by the dealer rule.", width=8)
+    dealer_bj_count: int = _col(Kind.INT, "Number of the dealer's cards that form the dealer's Black Jack "
+                                "hand (2 + the dealer's draws), 2..6.", ge=0, le=8)
+    hands: list[TripleShotHand] = Field(min_length=1, description="The player positions of the round.")
+
+
+ROUND_MODELS["triple-shot"] = TripleShotRound
 
 
 class Column(BaseModel):

@@ -31,6 +31,15 @@ SIMULATORS = {"pot-luck-blackjack": _pot_luck}
 SIMULATORS["let-it-ride"] = _let_it_ride
 
 
+def _triple_shot(rounds, seed, faults, profiles, **kw):
+    from .triple_shot import simulate
+
+    return simulate(rounds, seed, faults, profiles, **kw)
+
+
+SIMULATORS["triple-shot"] = _triple_shot
+
+
 def truth_path(out: Path) -> Path:
     name = out.name
     for suffix in (".csv.gz", ".jsonl.gz", ".csv", ".jsonl", ".parquet"):

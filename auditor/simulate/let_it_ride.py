@@ -173,7 +173,7 @@ def simulate(rounds: int, seed: int, faults: float, profiles: list,
         gen = [1, 1]
         current = 1
         prev_kind = None
-        for i, r in enumerate(rows):  # the deck sequence is a per-table state machine
+        for i, r in enumerate(rows):
             if two:
                 if kind[r] == "LIR-TWO-DECKS" and (i == 0 or prev_kind == "LIR-CARDS"):
                     kind[r] = "LIR-PAY"  # nothing to compare with: fall back to a payout fault

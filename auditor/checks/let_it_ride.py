@@ -1,0 +1,382 @@
+"""Let It Ride checks (Directiva Nº 05-99-MITINCI/VMT/DNT, Arts. 1-4, and standard rules).
+
+One pure function per rule code, each over all hands or rounds at once; the audit context
+evaluates every final hand (three player cards + two community cards) once and computes
+what every bet is due. Interpretations of the text are noted where a check makes one.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from ..cards import RANKS, format_cards
+from ..games import let_it_ride as lir
+from ..games import poker
+from ..logs.ingest import HandTable
+from ..logs.schema import PULL_VALUES
+from ..money import cents_to_decimal
+from ..profiles import ProfileSet
+from .base import CheckResult, group_any, group_sum
+
+__all__ = ["LETTERS", "validate", "Context", "CHECKS"]
+
+LETTERS = ""  # no actions column
+NOT_PULLED, PULL_CARDS, PULL_FIRST, PULL_SECOND = range(len(PULL_VALUES))
+SEATS = 7  # Art. 2 a
+
+
+def _pull_codes(values: pd.Series) -> np.ndarray:
+    """Index into PULL_VALUES, -1 for a value outside the vocabulary."""
+    return pd.Categorical(values.fillna("").astype(str), categories=list(PULL_VALUES)).codes.astype(np.int8)
+
+
+def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
+    """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
+    df = table.df
+    key = pd.DataFrame({"t": df["table_id"], "r": df["round_id"], "s": df["seat"]})
+    return [
+        (_pull_codes(df["pulled_1"]) < 0, "pulled_1", "reject.lir.bad_pull"),
+        (_pull_codes(df["pulled_2"]) < 0, "pulled_2", "reject.lir.bad_pull"),
+        (key.duplicated(keep=False).to_numpy(), "seat", "reject.lir.duplicate_seat"),
+    ]
+
+
+def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """(violates, reason index, reason keys): the first matching reason names each row."""
+    masks = [m for m, _ in pairs]
+    violates = np.logical_or.reduce(masks)
+    reason = np.zeros(len(violates), dtype=np.int8)
+    for i in range(len(masks) - 1, -1, -1):
+        reason[masks[i]] = i
+    return violates, reason, tuple(k for _, k in pairs)
+
+
+class Context:
+    """Everything the Let It Ride checks share, computed once over all accepted hands."""
+
+    def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame):
+        df = table.df
+        self.card_faults = card_faults
+        self.profiles = profiles
+        key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
+        self.rid, _ = pd.factorize(key, sort=False)
+        self.n_rounds = int(self.rid.max()) + 1 if len(self.rid) else 0
+        first = np.flatnonzero(np.r_[True, self.rid[1:] != self.rid[:-1]]) if len(self.rid) else np.zeros(0, int)
+        self.hands = df.reset_index(drop=True)
+        self.rounds = df.iloc[first][["table_id", "round_id", "started_at", "dealer_id", "deck_id", "deck_color",
+                                      "_file", "_line"]].reset_index(drop=True)
+        self.cards = table.matrices["cards"].cards
+        self.count = table.matrices["cards"].count.astype(np.int16)
+        self.community = table.matrices["community_cards"].cards[first]
+        self.ccount = table.matrices["community_cards"].count[first].astype(np.int16)
+        self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
+        self.seat = df["seat"].to_numpy()
+        self.bet_1 = df["bet_1"].to_numpy()
+        self.bet_2 = df["bet_2"].to_numpy()
+        self.bet_dollar = df["bet_dollar"].to_numpy()
+        self.bonus_bet = df["bonus_bet"].to_numpy()
+        self.net_1 = df["net_1"].to_numpy()
+        self.net_2 = df["net_2"].to_numpy()
+        self.net_dollar = df["net_dollar"].to_numpy()
+        self.net_bonus = df["net_bonus"].to_numpy()
+        self.pulled_1 = _pull_codes(df["pulled_1"])
+        self.pulled_2 = _pull_codes(df["pulled_2"])
+        # Art. 1 j: the hand is three player cards and the two community cards; a hand of
+        # another shape (LIR-HAND) cannot be valued and no pay rule is checked on it.
+        self.ok = (self.count == 3) & (self.ccount[self.rid] == 2)
+
+    def param(self, name: str, *, cents: bool = False, missing=-1) -> np.ndarray:
+        """A profile parameter per round."""
+        return self.profiles.column(self.which, name, cents=cents, missing=missing)
+
+    @cached_property
+    def hand_value(self) -> tuple[np.ndarray, np.ndarray]:
+        """(poker category, pair rank) of every final hand, evaluated once."""
+        return lir.evaluate(lir.final_hands(self.cards, self.community[self.rid], self.ok))
+
+    @cached_property
+    def settlement(self):
+        cat, pair = self.hand_value
+        profs = self.profiles.profiles
+        pay = np.stack([lir.ratio_table(p.paytable.model_dump()) for p in profs])
+        bonus = np.stack([lir.ratio_table(p.bonus.model_dump()) for p in profs])
+        min_pair = np.array([RANKS.index(p.min_pair) for p in profs])
+        w = self.which[self.rid]
+        ratio = lir.pay_ratio(cat, pair, pay[w], min_pair[w])
+        bonus_ratio = lir.pay_ratio(cat, pair, bonus[w], np.zeros(len(w), np.int64))
+        rid = self.rid
+        ok = self.ok
+        out = lir.dues(ratio, bonus_ratio, self.bet_1, self.bet_2, self.bet_dollar, self.bonus_bet,
+                       ok & (self.pulled_1 == NOT_PULLED), ok & (self.pulled_2 == NOT_PULLED),
+                       rid, self.n_rounds, self.param("payment_limit", cents=True))
+        return {"due_1": out[0], "due_2": out[1], "due_dollar": out[2], "due_bonus": out[3],
+                "capped": out[4][rid], "ratio": ratio, "bonus_ratio": bonus_ratio}
+
+    def wrong(self, net: np.ndarray, due: np.ndarray) -> np.ndarray:
+        """A settlement that is not what the bet is due. In a round whose winnings exceed the
+        posted payment limit the operator may pay a winning bet less than its ratio, never
+        more (Art. 2 a.5, b: prizes are subject to the posted limit); a losing bet is still
+        collected in full."""
+        capped = self.settlement["capped"] & (due > 0)
+        return np.where(capped, (net <= 0) | (net > due), net != due)
+
+    # --- evidence -----------------------------------------------------------------------
+    def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:
+        r = self.rid[idx]
+        cat, _ = self.hand_value
+        money = lambda v: [str(cents_to_decimal(x)) for x in v[idx]]  # noqa: E731
+        return {
+            "cards": [format_cards(row) for row in self.cards[idx]],
+            "community_cards": [format_cards(row) for row in self.community[r]],
+            "hand": [poker.CATEGORIES[c] if ok else "" for c, ok in zip(cat[idx], self.ok[idx])],
+            "pulled_1": [PULL_VALUES[c] if c >= 0 else "?" for c in self.pulled_1[idx]],
+            "pulled_2": [PULL_VALUES[c] if c >= 0 else "?" for c in self.pulled_2[idx]],
+            "bets": [f"{a}/{b}/{c}" for a, b, c in zip(money(self.bet_1), money(self.bet_2), money(self.bet_dollar))],
+            "nets": [f"{a}/{b}/{c}" for a, b, c in zip(money(self.net_1), money(self.net_2), money(self.net_dollar))],
+            "bonus": [f"{a}/{b}" for a, b in zip(money(self.bonus_bet), money(self.net_bonus))],
+            "deck_id": self.rounds["deck_id"].to_numpy()[r].tolist(),
+        }
+
+    def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
+        order = np.argsort(self.rid, kind="stable")
+        bounds = np.searchsorted(self.rid[order], np.stack([idx, idx + 1]))
+        hands = ["; ".join(f"{self.seat[i]}: {format_cards(self.cards[i])}" for i in order[a:b])
+                 for a, b in zip(bounds[0], bounds[1])]
+        return {
+            "community_cards": [format_cards(row) for row in self.community[idx]],
+            "hands": hands,
+            "deck_id": self.rounds["deck_id"].to_numpy()[idx].tolist(),
+            "deck_color": self.rounds["deck_color"].to_numpy()[idx].tolist(),
+        }
+
+    def hands_result(self, applies, violates, **kw) -> CheckResult:
+        return CheckResult(frame=self.hands, applies=applies, violates=violates,
+                           evidence=self.hand_evidence, round_index=self.rid, **kw)
+
+    def rounds_result(self, applies, violates, **kw) -> CheckResult:
+        return CheckResult(frame=self.rounds, applies=applies, violates=violates,
+                           evidence=self.round_evidence, round_index=np.arange(self.n_rounds), **kw)
+
+
+# --- the checks, one per code -----------------------------------------------------------
+
+def check_cards(ctx: Context) -> CheckResult:
+    """Art. 1 h: every card is one of the 52 of a deck (jokers and unreadable codes are a
+    data finding; such a round is rejected for every other rule)."""
+    faults = ctx.card_faults
+    frame = pd.concat([faults, ctx.rounds[["table_id", "round_id", "started_at", "dealer_id", "_file", "_line"]]],
+                      ignore_index=True)
+    bad = np.r_[np.ones(len(faults), bool), np.zeros(ctx.n_rounds, bool)]
+    return CheckResult(frame=frame, applies=np.ones(len(frame), bool), violates=bad,
+                       evidence=lambda idx: {"cards": frame["text"].to_numpy()[idx].tolist(),
+                                             "field": frame["field"].to_numpy()[idx].tolist()},
+                       round_index=np.arange(len(frame)))
+
+
+def check_positions(ctx: Context) -> CheckResult:
+    """Art. 2 a: seven player positions; a round with more players, or a position number
+    outside 1..7, breaks it."""
+    R = ctx.n_rounds
+    n = group_sum(np.ones(len(ctx.rid), np.int64), ctx.rid, R)
+    outside = group_any((ctx.seat < 1) | (ctx.seat > SEATS), ctx.rid, R)
+    violates, reason, keys = _reasons((n > SEATS, "reason.lir.too_many_seats"),
+                                      (outside, "reason.lir.seat_outside"))
+    return ctx.rounds_result(np.ones(R, bool), violates, reason=reason, reasons=keys)
+
+
+def check_hand(ctx: Context) -> CheckResult:
+    """Art. 1 i, j: each player holds three cards and there are two community cards."""
+    R = ctx.n_rounds
+    violates, reason, keys = _reasons((ctx.ccount != 2, "reason.lir.community_count"),
+                                      (group_any(ctx.count != 3, ctx.rid, R), "reason.lir.player_count"))
+    return ctx.rounds_result(np.ones(R, bool), violates, reason=reason, reasons=keys)
+
+
+def check_one_deck(ctx: Context) -> CheckResult:
+    """Art. 1 h: a round is dealt from one 52-card deck, so no card appears twice among the
+    players' and the community cards."""
+    over = np.zeros(ctx.n_rounds, dtype=bool)
+    step = 200_000  # rounds per block keeps the count table small
+    for lo in range(0, ctx.n_rounds, step):
+        hi = min(lo + step, ctx.n_rounds)
+        rows = (ctx.rid >= lo) & (ctx.rid < hi)
+        hand_cards = ctx.cards[rows]
+        comm = ctx.community[lo:hi]
+        keys = [((ctx.rid[rows] - lo)[:, None] * 52 + hand_cards)[hand_cards >= 0],
+                (np.arange(hi - lo)[:, None] * 52 + comm)[comm >= 0]]
+        counts = np.bincount(np.concatenate(keys), minlength=(hi - lo) * 52).reshape(hi - lo, 52)
+        over[lo:hi] = counts.max(axis=1) > 1
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), over)
+
+
+def check_two_decks(ctx: Context) -> CheckResult:
+    """Art. 2 c.1-c.2: at a table posted with two decks (profile decks_per_table = 2),
+    consecutive rounds use the two decks in turn (a round never uses the deck of the round
+    before it) and the two decks' backs differ in colour (a round's back colour differs from
+    the round before it). A table whose whole history shows one deck id uses one deck and
+    passes. A round whose predecessor was rejected for unreadable cards is not compared
+    across the gap: the deck of the rejected round is unknown."""
+    rounds = ctx.rounds
+    R = ctx.n_rounds
+    table = rounds["table_id"].to_numpy().astype(str)
+    deck = rounds["deck_id"].to_numpy().astype(str)
+    color = rounds["deck_color"].to_numpy().astype(str)
+    times = rounds["started_at"].array.asi8 if R else np.zeros(0, np.int64)
+    has_prev = np.r_[False, table[1:] == table[:-1]] if R else np.zeros(0, bool)
+    prev = np.arange(R) - 1
+    ids_per_table = pd.Series(deck).groupby(table).transform("nunique").to_numpy() if R else np.zeros(0, int)
+    gap = np.zeros(R, bool)
+    faults = ctx.card_faults
+    if len(faults) and R:
+        ft = pd.to_datetime(faults["started_at"], utc=True).array.asi8
+        ftab = faults["table_id"].to_numpy().astype(str)
+        for t in np.unique(ftab):  # tables with a rejected round: a handful, not rows
+            mine = np.sort(ft[ftab == t])
+            rows = np.flatnonzero((table == t) & has_prev)
+            lo = np.searchsorted(mine, times[prev[rows]], side="left")
+            hi = np.searchsorted(mine, times[rows], side="right")
+            gap[rows] = hi > lo
+    two = ctx.param("decks_per_table", missing=1) == 2
+    applies = two & has_prev & ~gap
+    p = np.maximum(prev, 0)
+    several = ids_per_table > 1
+    violates, reason, keys = _reasons((several & (deck == deck[p]), "reason.lir.deck_not_alternated"),
+                                      (several & (color == color[p]), "reason.lir.deck_same_colour"))
+    return ctx.rounds_result(applies, violates, reason=reason, reasons=keys)
+
+
+def check_equal_bets(ctx: Context) -> CheckResult:
+    """[STANDARD] The player places three equal base bets (1, 2 and "$")."""
+    violates = (ctx.bet_1 != ctx.bet_2) | (ctx.bet_2 != ctx.bet_dollar)
+    return ctx.hands_result(np.ones(len(ctx.rid), bool), violates)
+
+
+def check_bet_limits(ctx: Context) -> CheckResult:
+    """[STANDARD] Each base bet within the posted minimum and maximum; a bonus bet, when
+    placed, is the posted fixed stake."""
+    r = ctx.rid
+    lo, hi = ctx.param("min_bet", cents=True)[r], ctx.param("max_bet", cents=True)[r]
+    stake = ctx.param("bonus_stake", cents=True)[r]
+    posted = (lo >= 0) | (hi >= 0) | (stake >= 0)
+    bets = np.stack([ctx.bet_1, ctx.bet_2, ctx.bet_dollar], axis=1)
+    base_bad = (((lo >= 0)[:, None] & (bets < lo[:, None])) | ((hi >= 0)[:, None] & (bets > hi[:, None]))).any(axis=1)
+    bonus_bad = (stake >= 0) & (ctx.bonus_bet > 0) & (ctx.bonus_bet != stake)
+    violates, reason, keys = _reasons((base_bad, "reason.lir.bet_base"), (bonus_bad, "reason.lir.bet_bonus"))
+    return ctx.hands_result(posted, violates, reason=reason, reasons=keys,
+                            note="" if posted.any() or not len(posted) else "note.no_limits_posted")
+
+
+def check_pull_1(ctx: Context) -> CheckResult:
+    """[STANDARD] Bet 1 may be taken back only after the player has seen the three cards and
+    before the first community card is shown."""
+    applies = ctx.pulled_1 != NOT_PULLED
+    return ctx.hands_result(applies, ctx.pulled_1 != PULL_CARDS)
+
+
+def check_pull_2(ctx: Context) -> CheckResult:
+    """[STANDARD] Bet 2 may be taken back, whatever was done with bet 1, only before the
+    second community card is shown."""
+    applies = ctx.pulled_2 != NOT_PULLED
+    return ctx.hands_result(applies, ctx.pulled_2 == PULL_SECOND)
+
+
+def check_dollar(ctx: Context) -> CheckResult:
+    """[STANDARD] The "$" bet can never be taken back: it is always paid or collected, so a
+    zero settlement means it was withdrawn or left unsettled."""
+    applies = ctx.bet_dollar > 0
+    return ctx.hands_result(applies, ctx.net_dollar == 0, observed=ctx.net_dollar)
+
+
+def check_paytable(ctx: Context) -> CheckResult:
+    """Art. 4 i: the lowest pair is a pair of tens, so the posted table pays from a pair of
+    tens: it posts min_pair = T and pays one_pair at least 1 to 1."""
+    profiles = ctx.profiles.profiles
+    frame = pd.DataFrame({"table_id": [",".join(p.tables) or "*" for p in profiles], "round_id": "",
+                          "profile": [p.id for p in profiles]})
+    violates, reason, keys = _reasons(
+        (np.array([p.min_pair != "T" for p in profiles], bool), "reason.lir.min_pair"),
+        (np.array([p.paytable.one_pair < 1 for p in profiles], bool), "reason.lir.pair_not_paid"))
+    used = np.zeros(len(profiles), bool)
+    used[np.unique(ctx.which)] = True
+    used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
+    return CheckResult(frame=frame, applies=used, violates=violates, reason=reason, reasons=keys,
+                       evidence=lambda idx: {"profile": frame["profile"].to_numpy()[idx].tolist(),
+                                             "min_pair": [profiles[i].min_pair for i in idx],
+                                             "one_pair": [profiles[i].paytable.one_pair for i in idx]},
+                       round_index=np.zeros(len(frame), np.int64))
+
+
+def check_pay(ctx: Context) -> CheckResult:
+    """Arts. 2 a.4 and 4: every bet still in play is paid at the posted ratio for the final
+    hand (a pair of tens or better); otherwise it is collected. The "$" bet is checked here
+    when it was settled (an unsettled "$" is LIR-DOLLAR)."""
+    s = ctx.settlement
+    in_1 = ctx.ok & (ctx.pulled_1 == NOT_PULLED)
+    in_2 = ctx.ok & (ctx.pulled_2 == NOT_PULLED)
+    in_d = ctx.ok & (ctx.net_dollar != 0)
+    bad_1 = in_1 & ctx.wrong(ctx.net_1, s["due_1"])
+    bad_2 = in_2 & ctx.wrong(ctx.net_2, s["due_2"])
+    bad_d = in_d & ctx.wrong(ctx.net_dollar, s["due_dollar"])
+    violates, reason, keys = _reasons((bad_1, "reason.lir.pay_bet_1"), (bad_2, "reason.lir.pay_bet_2"),
+                                      (bad_d, "reason.lir.pay_dollar"))
+    expected = np.where(in_1, s["due_1"], 0) + np.where(in_2, s["due_2"], 0) + np.where(in_d, s["due_dollar"], 0)
+    observed = np.where(in_1, ctx.net_1, 0) + np.where(in_2, ctx.net_2, 0) + np.where(in_d, ctx.net_dollar, 0)
+    return ctx.hands_result(in_1 | in_2 | in_d, violates, reason=reason, reasons=keys,
+                            expected=expected, observed=observed)
+
+
+def check_withdrawn(ctx: Context) -> CheckResult:
+    """[STANDARD] A bet taken back neither wins nor loses: its settlement is 0."""
+    p1, p2 = ctx.pulled_1 != NOT_PULLED, ctx.pulled_2 != NOT_PULLED
+    violates, reason, keys = _reasons((p1 & (ctx.net_1 != 0), "reason.lir.withdrawn_1"),
+                                      (p2 & (ctx.net_2 != 0), "reason.lir.withdrawn_2"))
+    observed = np.where(p1, ctx.net_1, 0) + np.where(p2, ctx.net_2, 0)
+    return ctx.hands_result(p1 | p2, violates, reason=reason, reasons=keys,
+                            expected=np.zeros(len(observed), np.int64), observed=observed)
+
+
+def check_bonus(ctx: Context) -> CheckResult:
+    """[STANDARD] The bonus bet is paid on the final hand from its own posted table (ratio
+    per unit of stake), otherwise collected; no bonus is paid without a bonus bet."""
+    s = ctx.settlement
+    applies = ctx.ok & ((ctx.bonus_bet > 0) | (ctx.net_bonus != 0))
+    violates = ctx.wrong(ctx.net_bonus, s["due_bonus"])
+    return ctx.hands_result(applies, violates, expected=s["due_bonus"], observed=ctx.net_bonus)
+
+
+def round_payout(ctx: Context) -> np.ndarray:
+    """What the table paid out in a round: the winnings of every bet."""
+    paid = (np.maximum(ctx.net_1, 0) + np.maximum(ctx.net_2, 0) + np.maximum(ctx.net_dollar, 0)
+            + np.maximum(ctx.net_bonus, 0))
+    return group_sum(paid, ctx.rid, ctx.n_rounds)
+
+
+def check_pay_limit(ctx: Context) -> CheckResult:
+    """Art. 2 a.5, b: the total paid in a round stays within the posted payment limit."""
+    limit = ctx.param("payment_limit", cents=True)
+    applies = limit >= 0
+    total = round_payout(ctx)
+    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total,
+                             note="" if applies.any() or not len(applies) else "note.no_limits_posted")
+
+
+CHECKS = {
+    "LIR-CARDS": check_cards,
+    "LIR-POSITIONS": check_positions,
+    "LIR-HAND": check_hand,
+    "LIR-ONE-DECK": check_one_deck,
+    "LIR-TWO-DECKS": check_two_decks,
+    "LIR-EQUAL-BETS": check_equal_bets,
+    "LIR-BET-LIMITS": check_bet_limits,
+    "LIR-PULL-1": check_pull_1,
+    "LIR-PULL-2": check_pull_2,
+    "LIR-DOLLAR": check_dollar,
+    "LIR-PAYTABLE": check_paytable,
+    "LIR-PAY": check_pay,
+    "LIR-WITHDRAWN": check_withdrawn,
+    "LIR-BONUS": check_bonus,
+    "LIR-PAY-LIMIT": check_pay_limit,
+}

@@ -1,0 +1,447 @@
+"""Triple Shot checks (Directiva Nº 004-2004-MINCETUR/VMT/DNT, Arts. 1-4, and the rules the
+directive borrows from Black Jack and Póker Caribeño).
+
+One pure function per rule code, each over all hands or rounds at once; the audit context
+evaluates every six-card hand once and computes what every bet is due. Interpretations of
+the text are noted where a check makes one.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from ..cards import RANKS, format_cards
+from ..games import blackjack as bj
+from ..games import poker
+from ..games import triple_shot as ts
+from ..logs.ingest import HandTable
+from ..money import cents_to_decimal
+from ..profiles import ProfileSet
+from .base import CheckResult, group_any, group_sum, money_mismatch
+
+__all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
+
+# Black Jack decision letters of the log format, in code order. P is read so that a split,
+# which the directive excludes (Art. 1 a.2), is reported rather than rejected.
+LETTERS = "PDHS"
+SPLIT, DOUBLE, HIT, STAND = range(4)
+SEATS = 6  # Art. 2 a
+CARDS = 6  # Art. 1 i
+NO_REASON = 127
+
+# Which rule a wrong settlement of each bet breaks (the simulator's truth uses it too).
+BET_CODE = {"net_war": "TS-WAR", "net_bj": "TS-BJ-PAY", "net_poker": "TS-POKER", "net_bonus": "TS-BONUS"}
+
+
+def _counts(actions: np.ndarray) -> dict[int, np.ndarray]:
+    return {code: (actions == code).sum(axis=1).astype(np.int16) for code in range(len(LETTERS))}
+
+
+def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
+    """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
+    df = table.df
+    n = _counts(table.matrices["actions"].cards)
+    count = table.matrices["cards"].count.astype(np.int16)
+    dcount = table.matrices["dealer_cards"].count.astype(np.int16)
+    dbc = df["dealer_bj_count"].to_numpy().astype(np.int16)
+    key = pd.DataFrame({"t": df["table_id"], "r": df["round_id"], "s": df["seat"]})
+    return [
+        (key.duplicated(keep=False).to_numpy(), "seat", "reject.ts.duplicate_seat"),
+        ((count >= 2) & (ts.bj_count(n[HIT], n[DOUBLE]) > count), "actions", "reject.ts.cards_vs_actions"),
+        ((df["double"].to_numpy() > 0) != (n[DOUBLE] > 0), "double", "reject.ts.double_vs_action"),
+        ((dcount >= 2) & ((dbc < 2) | (dbc > dcount)), "dealer_bj_count", "reject.ts.dealer_bj_count"),
+    ]
+
+
+def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """(violates, reason index, reason keys): the first matching reason names each row."""
+    masks = [m for m, _ in pairs]
+    violates = np.logical_or.reduce(masks)
+    reason = np.zeros(len(violates), dtype=np.int8)
+    for i in range(len(masks) - 1, -1, -1):
+        reason[masks[i]] = i
+    return violates, reason, tuple(k for _, k in pairs)
+
+
+class Context:
+    """Everything the Triple Shot checks share, computed once over all accepted hands."""
+
+    def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame):
+        df = table.df
+        self.card_faults = card_faults
+        self.profiles = profiles
+        key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
+        self.rid, _ = pd.factorize(key, sort=False)
+        self.n_rounds = int(self.rid.max()) + 1 if len(self.rid) else 0
+        first = np.flatnonzero(np.r_[True, self.rid[1:] != self.rid[:-1]]) if len(self.rid) else np.zeros(0, int)
+        self.hands = df.reset_index(drop=True)
+        self.rounds = df.iloc[first][["table_id", "round_id", "started_at", "dealer_id", "deck_id", "deck_color",
+                                      "_file", "_line"]].reset_index(drop=True)
+        self.cards = table.matrices["cards"].cards
+        self.count = table.matrices["cards"].count.astype(np.int16)
+        self.dealer = table.matrices["dealer_cards"].cards[first]
+        self.dcount = table.matrices["dealer_cards"].count[first].astype(np.int16)
+        self.dbc = df["dealer_bj_count"].to_numpy()[first].astype(np.int16)
+        self.actions = table.matrices["actions"].cards
+        self.n = _counts(self.actions)
+        self.bjc = ts.bj_count(self.n[HIT], self.n[DOUBLE])
+        self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
+        self.seat = df["seat"].to_numpy()
+        for name in ("bet_war", "bet_bj", "bet_poker", "double", "bonus_bet",
+                     "net_war", "net_bj", "net_poker", "net_bonus"):
+            setattr(self, name, df[name].to_numpy())
+        # Art. 1 i: the hand is six cards. A hand of another shape (TS-SIX-CARDS) cannot be
+        # valued as the directive defines it, and no pay rule is checked on it.
+        self.ok = (self.count == CARDS) & (self.dcount[self.rid] == CARDS)
+        self.dealer_ok = self.dcount == CARDS
+
+    def param(self, name: str, *, cents: bool = False, missing=-1) -> np.ndarray:
+        """A profile parameter per round."""
+        return self.profiles.column(self.which, name, cents=cents, missing=missing)
+
+    def per_profile(self, fn) -> np.ndarray:
+        """``fn(profile)`` for every profile, stacked and indexed per round."""
+        return np.stack([np.asarray(fn(p)) for p in self.profiles.profiles])[self.which]
+
+    # --- the three games ----------------------------------------------------------------
+    @cached_property
+    def war(self) -> np.ndarray:
+        tie_push = self.param("war_tie", missing="lose_half")[self.rid] == "push"
+        return ts.war_settle(self.cards[:, 0], self.dealer[self.rid, 0], self.bet_war, tie_push)
+
+    @cached_property
+    def blackjack(self) -> tuple[np.ndarray, np.ndarray]:
+        r = self.rid
+        pays = self.per_profile(lambda p: p.bj_pays)[r]
+        charlie = self.param("six_card_charlie")[r].astype(bool)
+        return ts.bj_settle(cards=self.cards, count=self.bjc, dealer=self.dealer[r], dealer_count=self.dbc[r],
+                            bet=self.bet_bj, double=self.double, bj_pays=(pays[:, 0], pays[:, 1]),
+                            charlie=charlie)
+
+    @cached_property
+    def player_hand(self) -> tuple[np.ndarray, np.ndarray]:
+        return ts.evaluate_six(self.cards, self.ok)
+
+    @cached_property
+    def dealer_hand(self) -> tuple[np.ndarray, np.ndarray]:
+        return ts.evaluate_six(self.dealer, self.dealer_ok)
+
+    @cached_property
+    def poker(self) -> np.ndarray:
+        r = self.rid
+        cat, rank = self.player_hand
+        dcat, drank = self.dealer_hand
+        carib = self.per_profile(lambda p: ts.ratio_table(p.caribbean.model_dump()))[r]
+        pay = self.per_profile(lambda p: ts.ratio_table(p.paytable.model_dump()))[r]
+        min_pair = self.per_profile(lambda p: RANKS.index(p.min_pair))[r]
+        qualifies = ts.dealer_qualifies(np.where(self.dealer >= 0, self.dealer, 0), dcat)
+        return ts.poker_settle(category=cat, rank=rank, pair=ts.pair_rank(cat, rank), dealer_rank=drank[r],
+                               dealer_ok=qualifies[r], bet=self.bet_poker,
+                               caribbean=self.param("poker_mode", missing="caribbean")[r] == "caribbean",
+                               carib_ratio=carib, pay_ratio=pay, min_pair=min_pair)
+
+    @cached_property
+    def bonus(self) -> np.ndarray:
+        ratio = self.per_profile(lambda p: ts.ratio_table(p.bonus.model_dump()))[self.rid]
+        return ts.table_settle(self.player_hand[0], self.bonus_bet, ratio)
+
+    # --- evidence -----------------------------------------------------------------------
+    def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:
+        r = self.rid[idx]
+        cat = self.player_hand[0]
+        dcat = self.dealer_hand[0]
+        money = lambda v: [str(cents_to_decimal(x)) for x in v[idx]]  # noqa: E731
+        return {
+            "cards": [format_cards(row) for row in self.cards[idx]],
+            "dealer_cards": [format_cards(row) for row in self.dealer[r]],
+            "actions": ["".join(LETTERS[c] for c in row if c >= 0) for row in self.actions[idx]],
+            "poker": [f"{poker.CATEGORIES[a]} / {poker.CATEGORIES[b]}" if ok else ""
+                      for a, b, ok in zip(cat[idx], dcat[r], self.ok[idx])],
+            "bets": [f"{a}/{b}+{d}/{c}/{e}" for a, b, c, d, e in zip(money(self.bet_war), money(self.bet_bj),
+                                                                    money(self.bet_poker), money(self.double),
+                                                                    money(self.bonus_bet))],
+            "nets": [f"{a}/{b}/{c}/{d}" for a, b, c, d in zip(money(self.net_war), money(self.net_bj),
+                                                              money(self.net_poker), money(self.net_bonus))],
+            "deck_id": self.rounds["deck_id"].to_numpy()[r].tolist(),
+        }
+
+    def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
+        order = np.argsort(self.rid, kind="stable")
+        bounds = np.searchsorted(self.rid[order], np.stack([idx, idx + 1]))
+        hands = ["; ".join(f"{self.seat[i]}: {format_cards(self.cards[i])} "
+                           f"[{''.join(LETTERS[c] for c in self.actions[i] if c >= 0)}]" for i in order[a:b])
+                 for a, b in zip(bounds[0], bounds[1])]
+        return {
+            "dealer_cards": [format_cards(row) for row in self.dealer[idx]],
+            "dealer_bj_count": self.dbc[idx].tolist(),
+            "hands": hands,
+            "deck_id": self.rounds["deck_id"].to_numpy()[idx].tolist(),
+            "deck_color": self.rounds["deck_color"].to_numpy()[idx].tolist(),
+        }
+
+    def hands_result(self, applies, violates, **kw) -> CheckResult:
+        return CheckResult(frame=self.hands, applies=applies, violates=violates,
+                           evidence=self.hand_evidence, round_index=self.rid, **kw)
+
+    def rounds_result(self, applies, violates, **kw) -> CheckResult:
+        return CheckResult(frame=self.rounds, applies=applies, violates=violates,
+                           evidence=self.round_evidence, round_index=np.arange(self.n_rounds), **kw)
+
+
+# --- the checks, one per code -----------------------------------------------------------
+
+def check_cards(ctx: Context) -> CheckResult:
+    """Art. 1 h: every card is one of the 52 of a deck (jokers and unreadable codes are a
+    data finding; such a round is rejected for every other rule)."""
+    faults = ctx.card_faults
+    frame = pd.concat([faults, ctx.rounds[["table_id", "round_id", "started_at", "dealer_id", "_file", "_line"]]],
+                      ignore_index=True)
+    bad = np.r_[np.ones(len(faults), bool), np.zeros(ctx.n_rounds, bool)]
+    return CheckResult(frame=frame, applies=np.ones(len(frame), bool), violates=bad,
+                       evidence=lambda idx: {"cards": frame["text"].to_numpy()[idx].tolist(),
+                                             "field": frame["field"].to_numpy()[idx].tolist()},
+                       round_index=np.arange(len(frame)))
+
+
+def check_positions(ctx: Context) -> CheckResult:
+    """Art. 2 a: six player positions; a round with more players, or a position number
+    outside 1..6, breaks it."""
+    R = ctx.n_rounds
+    n = group_sum(np.ones(len(ctx.rid), np.int64), ctx.rid, R)
+    outside = group_any((ctx.seat < 1) | (ctx.seat > SEATS), ctx.rid, R)
+    violates, reason, keys = _reasons((n > SEATS, "reason.ts.too_many_seats"),
+                                      (outside, "reason.ts.seat_outside"))
+    return ctx.rounds_result(np.ones(R, bool), violates, reason=reason, reasons=keys)
+
+
+def check_six_cards(ctx: Context) -> CheckResult:
+    """Art. 1 i: each player and the dealer receive six cards."""
+    R = ctx.n_rounds
+    violates, reason, keys = _reasons((ctx.dcount != CARDS, "reason.ts.dealer_count"),
+                                      (group_any(ctx.count != CARDS, ctx.rid, R), "reason.ts.player_count"))
+    return ctx.rounds_result(np.ones(R, bool), violates, reason=reason, reasons=keys)
+
+
+def check_one_deck(ctx: Context) -> CheckResult:
+    """Art. 1 h and Art. 2 c.3: a round is dealt from one 52-card deck, so no card appears
+    twice among the players' and the dealer's cards."""
+    over = np.zeros(ctx.n_rounds, dtype=bool)
+    step = 200_000  # rounds per block keeps the count table small
+    for lo in range(0, ctx.n_rounds, step):
+        hi = min(lo + step, ctx.n_rounds)
+        rows = (ctx.rid >= lo) & (ctx.rid < hi)
+        hand_cards = ctx.cards[rows]
+        dealer = ctx.dealer[lo:hi]
+        keys = [((ctx.rid[rows] - lo)[:, None] * 52 + hand_cards)[hand_cards >= 0],
+                (np.arange(hi - lo)[:, None] * 52 + dealer)[dealer >= 0]]
+        counts = np.bincount(np.concatenate(keys), minlength=(hi - lo) * 52).reshape(hi - lo, 52)
+        over[lo:hi] = counts.max(axis=1) > 1
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), over)
+
+
+def check_two_decks(ctx: Context) -> CheckResult:
+    """Art. 2 c, c.1-c.2: every table uses two decks with backs of different colours,
+    alternated continuously. Read over the table's whole history in time order (all files
+    together): a round never uses the deck of the table's round before it, and its backs
+    differ in colour from that round's. A deck may be replaced (a marked or missing card), so
+    the ids seen over a day may be more than two. A round whose predecessor was rejected for
+    unreadable cards is not compared across the gap: that round's deck is unknown."""
+    rounds = ctx.rounds
+    R = ctx.n_rounds
+    faults = ctx.card_faults
+    F = len(faults)
+    table = np.r_[rounds["table_id"].to_numpy().astype(str), faults["table_id"].to_numpy().astype(str)]
+    rid = np.r_[rounds["round_id"].to_numpy().astype(str), faults["round_id"].to_numpy().astype(str)]
+    times = np.r_[rounds["started_at"].array.asi8 if R else np.zeros(0, np.int64),
+                  pd.to_datetime(faults["started_at"], utc=True).array.asi8 if F else np.zeros(0, np.int64)]
+    order = np.lexsort([rid, times, table])
+    prev_event = np.full(R + F, -1, np.int64)
+    prev_event[order[1:]] = np.where(table[order[1:]] == table[order[:-1]], order[:-1], -1)
+    prev = prev_event[:R]
+    applies = (prev >= 0) & (prev < R)  # a predecessor, and one that was audited
+    p = np.where(applies, prev, 0)
+    deck = rounds["deck_id"].to_numpy().astype(str)
+    color = rounds["deck_color"].to_numpy().astype(str)
+    violates, reason, keys = _reasons((deck == deck[p], "reason.ts.deck_not_alternated"),
+                                      (np.char.lower(color) == np.char.lower(color[p]), "reason.ts.deck_same_colour"))
+    return ctx.rounds_result(applies, violates, reason=reason, reasons=keys)
+
+
+def check_war(ctx: Context) -> CheckResult:
+    """Art. 1 a.1: on the first cards, the higher card wins (Art. 3: A high) and is paid 1:1,
+    the lower loses; a tie pushes or costs half the bet by the posted war_tie ([STANDARD])."""
+    applies = ctx.ok & ((ctx.bet_war > 0) | (ctx.net_war != 0))
+    expected = ctx.war
+    violates = money_mismatch(ctx.net_war, expected, ts.SCALE)
+    return ctx.hands_result(applies, violates, expected=expected, observed=ctx.net_war * ts.SCALE, scale=ts.SCALE)
+
+
+def check_bj_play(ctx: Context) -> CheckResult:
+    """Art. 1 a.2: Black Jack is played by its reglamento "salvo en la apertura de cartas
+    iguales": a split is never allowed. A player receives cards one at a time only while
+    under 21; a double is the first decision, for at most the bet, and one card; nothing is
+    done after standing. The dealer stands on 17 or more (soft 17 by the profile) and draws
+    below; the Black Jack hand cannot grow past the six cards of the hand (Art. 1 i), so a
+    dealer who holds six cards below 17 has stood correctly."""
+    rid, R = ctx.rid, ctx.n_rounds
+    playable = ctx.bjc <= ctx.count
+    bjcards = np.where(np.arange(ctx.cards.shape[1])[None, :] < ctx.bjc[:, None], ctx.cards, -1)
+    prefix = bj.prefix_totals(bjcards)
+    cols = np.arange(bjcards.shape[1])[None, :]
+    drawn = (cols >= 2) & (cols < ctx.bjc[:, None])
+    before = np.c_[np.zeros((len(prefix), 1), np.int16), prefix[:, :-1]]
+    hit_21 = (drawn & (before >= 21)).any(axis=1)
+    acols = np.arange(ctx.actions.shape[1])[None, :]
+    d_pos = np.where(ctx.n[DOUBLE] > 0, (ctx.actions == DOUBLE).argmax(axis=1), 0)
+    s_pos = np.where(ctx.n[STAND] > 0, (ctx.actions == STAND).argmax(axis=1), ctx.actions.shape[1])
+    double_bad = (ctx.n[DOUBLE] > 0) & ((d_pos > 0) | (ctx.n[DOUBLE] > 1) | (ctx.n[HIT] > 0)
+                                        | (ctx.double > ctx.bet_bj))
+    after_stand = ((ctx.actions >= 0) & (acols > s_pos[:, None])).any(axis=1)
+    player, preason, pkeys = _reasons((ctx.n[SPLIT] > 0, "reason.ts.split"),
+                                      (playable & hit_21, "reason.ts.hit_on_21"),
+                                      (double_bad, "reason.ts.double"),
+                                      (after_stand, "reason.ts.after_stand"))
+    dealer_ok = (ctx.dbc >= 2) & (ctx.dbc <= ctx.dcount)
+    dbj = np.where(np.arange(ctx.dealer.shape[1])[None, :] < ctx.dbc[:, None], ctx.dealer, -1)
+    soft17 = ctx.param("dealer_hits_soft_17").astype(bool)
+    drew = np.zeros(R, bool)
+    stood = np.zeros(R, bool)
+    for flag in (False, True):  # the two dealer rules a profile can post
+        sel = soft17 == flag
+        d, s = bj.dealer_play_faults(dbj[sel], ctx.dbc[sel], hit_soft_17=flag)
+        drew[sel], stood[sel] = d, s
+    stood &= ctx.dbc < CARDS
+    reason = np.full(R, NO_REASON, np.int8)
+    np.minimum.at(reason, rid[player], preason[player])
+    reason = np.where(dealer_ok & drew, len(pkeys), np.where(dealer_ok & stood, len(pkeys) + 1, reason))
+    violates = reason != NO_REASON
+    keys = pkeys + ("reason.ts.dealer_drew_on_17", "reason.ts.dealer_stood_below_17")
+    return ctx.rounds_result(np.ones(R, bool), violates, reason=np.where(violates, reason, 0), reasons=keys)
+
+
+def check_bj_pay(ctx: Context) -> CheckResult:
+    """Art. 1 a.2: the Black Jack bet is settled by the Black Jack reglamento (Pot Luck,
+    Arts. 13-17): a Black Jack pays the posted ratio (3:2 by default), a win 1:1 with its
+    double, equal totals push, a bust or a lower total loses; a dealer Black Jack takes only
+    the bet (the double is returned). A six-card hand of 21 or less wins where the profile
+    posts six_card_charlie ([STANDARD])."""
+    applies = ctx.ok & (ctx.bjc <= ctx.count) & ((ctx.bet_bj > 0) | (ctx.net_bj != 0))
+    expected, _ = ctx.blackjack
+    violates = money_mismatch(ctx.net_bj, expected, ts.SCALE)
+    return ctx.hands_result(applies, violates, expected=expected, observed=ctx.net_bj * ts.SCALE, scale=ts.SCALE)
+
+
+def check_poker(ctx: Context) -> CheckResult:
+    """Art. 1 a.3: the Póker bet is played on the best five of six cards by the Póker
+    Caribeño reglamento ([PERU] Arts. 12-14): a dealer below A-K does not qualify and the bet
+    is paid 1:1; a qualifying dealer beaten pays the posted ratio; a higher dealer takes the
+    bet; equal hands push. A profile posting poker_mode = paytable pays the player's hand
+    alone from the posted table ([STANDARD])."""
+    applies = ctx.ok & ((ctx.bet_poker > 0) | (ctx.net_poker != 0))
+    expected = ctx.poker
+    violates = money_mismatch(ctx.net_poker, expected, ts.SCALE)
+    return ctx.hands_result(applies, violates, expected=expected, observed=ctx.net_poker * ts.SCALE, scale=ts.SCALE)
+
+
+def check_bonus(ctx: Context) -> CheckResult:
+    """Art. 2 a.2-a.3: the optional bonus bet is paid at the ratio posted for the player's
+    best five of six ([STANDARD] table); a hand the table does not pay loses it; no bonus is
+    paid without a bonus bet."""
+    applies = ctx.ok & ((ctx.bonus_bet > 0) | (ctx.net_bonus != 0))
+    expected = ctx.bonus
+    violates = money_mismatch(ctx.net_bonus, expected, ts.SCALE)
+    return ctx.hands_result(applies, violates, expected=expected, observed=ctx.net_bonus * ts.SCALE,
+                            scale=ts.SCALE)
+
+
+def check_bet_limits(ctx: Context) -> CheckResult:
+    """[STANDARD] Each of the three bets, and the bonus bet when placed, within the limits
+    posted for it (a bet without its own posted limits uses the table's min_bet/max_bet)."""
+    r = ctx.rid
+    base_lo, base_hi = ctx.param("min_bet", cents=True), ctx.param("max_bet", cents=True)
+    pairs, any_posted = [], np.zeros(len(r), bool)
+    for bet, name, key in ((ctx.bet_war, "war", "reason.ts.bet_war"), (ctx.bet_bj, "bj", "reason.ts.bet_bj"),
+                           (ctx.bet_poker, "poker", "reason.ts.bet_poker"),
+                           (ctx.bonus_bet, "bonus", "reason.ts.bet_bonus")):
+        lo, hi = ctx.param(f"min_{name}_bet", cents=True), ctx.param(f"max_{name}_bet", cents=True)
+        if name != "bonus":
+            lo, hi = np.where(lo >= 0, lo, base_lo), np.where(hi >= 0, hi, base_hi)
+        lo, hi = lo[r], hi[r]
+        any_posted |= (lo >= 0) | (hi >= 0)
+        placed = bet > 0
+        pairs.append((placed & (((lo >= 0) & (bet < lo)) | ((hi >= 0) & (bet > hi))), key))
+    violates, reason, keys = _reasons(*pairs)
+    return ctx.hands_result(any_posted, violates, reason=reason, reasons=keys,
+                            note="" if any_posted.any() or not len(any_posted) else "note.no_limits_posted")
+
+
+def round_payout(ctx: Context) -> np.ndarray:
+    """What the table paid out in a round: the winnings of every bet."""
+    paid = (np.maximum(ctx.net_war, 0) + np.maximum(ctx.net_bj, 0) + np.maximum(ctx.net_poker, 0)
+            + np.maximum(ctx.net_bonus, 0))
+    return group_sum(paid, ctx.rid, ctx.n_rounds)
+
+
+def check_pay_limit(ctx: Context) -> CheckResult:
+    """Art. 2 a.5, b: the total paid in a round stays within the posted payment limit."""
+    limit = ctx.param("payment_limit", cents=True)
+    applies = limit >= 0
+    total = round_payout(ctx)
+    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total,
+                             note="" if applies.any() or not len(applies) else "note.no_limits_posted")
+
+
+def _not_increasing(table) -> bool:
+    ratios = ts.ratio_table(table.model_dump())
+    return bool((np.diff(ratios) < 0).any())
+
+
+def check_paytable(ctx: Context) -> CheckResult:
+    """The posted ratios themselves. [PERU] Póker Caribeño Arts. 12-14: against a
+    qualifying dealer the royal flush pays 100:1 and the straight flush 50:1, which a profile
+    in caribbean mode must post. Art. 4 ranks the combinations from highest to lowest, so no
+    posted table (Póker in use, bonus) pays a combination more than a higher one."""
+    profiles = ctx.profiles.profiles
+    frame = pd.DataFrame({"table_id": [",".join(p.tables) or "*" for p in profiles], "round_id": "",
+                          "profile": [p.id for p in profiles]})
+    carib = np.array([p.poker_mode == "caribbean" for p in profiles], bool)
+    peru = np.array([p.caribbean.royal_flush != 100 or p.caribbean.straight_flush != 50 for p in profiles], bool)
+    order = np.array([_not_increasing(p.caribbean if p.poker_mode == "caribbean" else p.paytable)
+                      or _not_increasing(p.bonus) for p in profiles], bool)
+    violates, reason, keys = _reasons((carib & peru, "reason.ts.caribbean_ratios"),
+                                      (order, "reason.ts.table_order"))
+    used = np.zeros(len(profiles), bool)
+    used[np.unique(ctx.which)] = True
+    used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
+
+    def evidence(idx):
+        def table(p):
+            t = p.caribbean if p.poker_mode == "caribbean" else p.paytable
+            return " ".join(f"{k}={v}" for k, v in t.model_dump().items())
+        return {"profile": frame["profile"].to_numpy()[idx].tolist(),
+                "poker_mode": [profiles[i].poker_mode for i in idx],
+                "poker_table": [table(profiles[i]) for i in idx],
+                "bonus_table": [" ".join(f"{k}={v}" for k, v in profiles[i].bonus.model_dump().items()) for i in idx]}
+
+    return CheckResult(frame=frame, applies=used, violates=violates, reason=reason, reasons=keys,
+                       evidence=evidence, round_index=np.zeros(len(frame), np.int64))
+
+
+CHECKS = {
+    "TS-CARDS": check_cards,
+    "TS-POSITIONS": check_positions,
+    "TS-SIX-CARDS": check_six_cards,
+    "TS-ONE-DECK": check_one_deck,
+    "TS-TWO-DECKS": check_two_decks,
+    "TS-WAR": check_war,
+    "TS-BJ-PLAY": check_bj_play,
+    "TS-BJ-PAY": check_bj_pay,
+    "TS-POKER": check_poker,
+    "TS-BONUS": check_bonus,
+    "TS-BET-LIMITS": check_bet_limits,
+    "TS-PAY-LIMIT": check_pay_limit,
+    "TS-PAYTABLE": check_paytable,
+}
