@@ -8,7 +8,7 @@ on every round → collect findings, rule outcomes and the accounting of every r
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -19,7 +19,8 @@ from . import __version__
 from .checks.base import CheckResult, cents_from_scaled
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
-from .logs.ingest import SUFFIXES, HandTable, InputError, RawLog, collect_rejects, read_raw, type_rows
+from .logs.ingest import HandTable, InputError, collect_rejects, type_rows
+from .logs.sources import BATCH_ROWS, SUFFIXES, Source, open_source
 from .logs.schema import columns_of
 from .profiles import ProfileBase, ProfileSet
 from .registry import GAMES, plugin
@@ -27,6 +28,8 @@ from .registry import GAMES, plugin
 __all__ = ["AuditResult", "audit", "discover", "SCHEMA_VERSION", "FINDING_COLUMNS"]
 
 SCHEMA_VERSION = "1.0"
+# Rows per chunk: about 0.3 GB of working memory for a Black Jack log; small logs are one chunk.
+CHUNK_ROWS = 600_000
 FINDING_COLUMNS = ["code", "game", "directive", "article", "source", "severity", "table_id", "round_id",
                    "seat", "hand", "started_at", "dealer_id", "message", "expected", "observed", "impact",
                    "evidence", "file", "line"]
@@ -64,56 +67,87 @@ def discover(paths: Iterable[Path]) -> list[Path]:
 
 
 def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[ProfileBase] = (),
-          lang: str = "es", progress: Callable[[str], None] | None = None) -> AuditResult:
-    files = discover(paths)
-    raws: dict[str, list[RawLog]] = {}
+          lang: str = "es", progress: Callable[[str], None] | None = None,
+          chunk_rows: int = CHUNK_ROWS) -> AuditResult:
+    """Audit every log under ``paths``. Logs are read in chunks of about ``chunk_rows``
+    rows holding whole rounds, so memory stays bounded whatever the size of the input; the
+    result is the same as a single pass over everything (see ``_GameRun``)."""
     inputs: dict[str, InputSummary] = {}
-    for path in files:
-        if progress:
-            progress(str(path))
+    sources: dict[str, list[Source]] = {}
+    for path in discover(paths):
         try:
-            g, raw = read_raw(path, game)
+            src = open_source(path, game)
         except InputError as exc:
-            inputs[str(path)] = InputSummary(path=str(path), sha256="", game=None, records_read=0,
-                                             records_audited=0, records_rejected=0,
-                                             error=t(exc.key, lang, **exc.params))
+            inputs[str(path)] = _failed_input(path, t(exc.key, lang, **exc.params))
             continue
         except OSError as exc:
-            inputs[str(path)] = InputSummary(path=str(path), sha256="", game=None, records_read=0,
-                                             records_audited=0, records_rejected=0,
-                                             error=t("input.unreadable", lang, error=exc.strerror or str(exc)))
+            inputs[str(path)] = _failed_input(path, t("input.unreadable", lang, error=exc.strerror or str(exc)))
             continue
-        raws.setdefault(g, []).append(raw)
+        sources.setdefault(src.game, []).append(src)
 
     rules: list[RuleOutcome] = []
-    findings: list[pd.DataFrame] = []
-    rejected: list[pd.DataFrame] = []
-    periods: list[pd.Series] = []
+    findings, rejected, firsts, lasts = [], [], [], []
     totals = {"rounds": 0, "hands": 0, "wagered": 0}
-    games = sorted(raws) if game is None else [game]
+    games = sorted(sources) if game is None else [game]
     for g in games:
-        outcome = _audit_game(g, raws.get(g, []), profiles, lang)
+        run = _GameRun(g, profiles, lang)
+        srcs = sorted(sources.get(g, []), key=_source_order)
+        errors: dict[str, str] = {}
+        for chunk in _chunks(srcs, chunk_rows, errors, lang, progress):
+            run.add(chunk)
+        outcome = run.finish([r for s in srcs for r in s.record_rejects])
         rules.extend(outcome["rules"])
         findings.append(outcome["findings"])
         rejected.append(outcome["rejected"])
-        periods.append(outcome["times"])
+        if outcome["first"] is not None:
+            firsts.append(outcome["first"])
+            lasts.append(outcome["last"])
         for k in totals:
             totals[k] += outcome["totals"][k]
-        for raw in raws.get(g, []):
-            bad = outcome["rejected_records"].get(raw.path, 0)
-            inputs[raw.path] = InputSummary(path=raw.path, sha256=raw.sha256, game=g,
-                                            records_read=raw.records_read,
-                                            records_audited=raw.records_read - bad, records_rejected=bad,
-                                            extra_columns=tuple(raw.extra_columns))
+        for src in srcs:
+            bad = outcome["rejected_records"].get(str(src.path), 0)
+            inputs[str(src.path)] = InputSummary(
+                path=str(src.path), sha256=src.sha256, game=g, records_read=src.records_read,
+                records_audited=src.records_read - bad, records_rejected=bad,
+                error=errors.get(str(src.path)), extra_columns=tuple(src.extra_columns))
     all_findings = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
     all_rejected = pd.concat(rejected, ignore_index=True) if rejected else _empty_rejects()
-    times = pd.concat(periods) if periods else pd.Series(dtype="datetime64[ns, UTC]")
-    period = (None, None)
-    if len(times):
-        period = (_iso(times.min()), _iso(times.max()))
+    period = (_iso(min(firsts)), _iso(max(lasts))) if firsts else (None, None)
     return AuditResult(inputs=[inputs[k] for k in sorted(inputs)], rules=rules, findings=all_findings,
                        rejected=all_rejected, games=games, profiles=list(profiles), lang=lang, period=period,
                        totals=totals)
+
+
+def _failed_input(path: Path, error: str) -> InputSummary:
+    return InputSummary(path=str(path), sha256="", game=None, records_read=0, records_audited=0,
+                        records_rejected=0, error=error)
+
+
+def _source_order(src: Source):
+    """Files in time order (then by name), so that a table's rounds arrive in time order
+    across the files of successive days, whatever order the command line gave."""
+    ts = pd.to_datetime(src.first_time, utc=True, errors="coerce", format="ISO8601") if src.first_time else pd.NaT
+    return (ts.value if not pd.isna(ts) else np.iinfo(np.int64).max, str(src.path))
+
+
+def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, progress):
+    """Concatenated batches of whole rounds, about ``chunk_rows`` rows each."""
+    pending: list[pd.DataFrame] = []
+    size = 0
+    for src in sources:
+        if progress:
+            progress(str(src.path))
+        try:
+            for batch in src.batches(min(chunk_rows, BATCH_ROWS)):
+                pending.append(batch)
+                size += len(batch)
+                if size >= chunk_rows:
+                    yield pd.concat(pending, ignore_index=True)
+                    pending, size = [], 0
+        except InputError as exc:
+            errors[str(src.path)] = t(exc.key, lang, **exc.params)
+    if pending or size == 0:
+        yield pd.concat(pending, ignore_index=True) if pending else None
 
 
 def _empty_rejects() -> pd.DataFrame:
@@ -145,70 +179,153 @@ def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, st
     return out
 
 
-def _audit_game(game: str, raws: list[RawLog], profiles, lang: str) -> dict:
-    p = plugin(game)
-    spec = p.spec
-    frame = pd.concat([r.frame for r in raws], ignore_index=True) if raws else _empty_frame(game)
-    table, rejects = type_rows(frame, game, p.letters)
-    df = table.df
-    n = len(df)
-    _add_round_keys(df)
+class _GameRun:
+    """One game's audit, fed chunk by chunk. Everything a rule needs beyond its own round is
+    carried between chunks: the rounds already seen (a round id seen again is rejected, not
+    audited twice) and each table's last round (rules that compare a round with the table's
+    previous one, such as the alternation of decks)."""
 
-    # Structural checks speak only of rows whose fields all parsed: a row with an unreadable
-    # card is not also reported for having "too few cards".
-    parsed = ~_row_mask(rejects, n)
-    problems = [(mask & parsed, f, r) for mask, f, r in p.validate(table) + _round_consistency(table, game)]
-    rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
-    bad_rows = _row_mask(rejects, n)
-    card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], n)
+    def __init__(self, game: str, profiles, lang: str):
+        self.game, self.lang = game, lang
+        self.plugin = plugin(game)
+        self.profiles = ProfileSet(game, list(profiles))
+        # per rule: rounds checked, violations, note, error (a check that raised)
+        self.stats = {r.code: [0, 0, "", ""] for r in self.plugin.spec.rule}
+        self.findings: list[pd.DataFrame] = []
+        self.rejects: list[pd.DataFrame] = []
+        self.rejected_records: dict[str, int] = {}
+        self.totals = {"rounds": 0, "hands": 0, "wagered": 0}
+        self.first = self.last = None
+        self.seen = np.zeros(0, np.uint64)
+        self.previous: pd.DataFrame | None = None
+        self.per_profile: dict[str, CheckResult] = {}
 
-    # A round is audited whole or not at all: its other rows are rejected too, each naming
-    # the first line that caused it.
-    rkey = df["_rkey"].to_numpy()
-    in_bad_round = np.isin(rkey, np.unique(rkey[bad_rows]))
-    follow = np.flatnonzero(in_bad_round & ~bad_rows)
-    if len(follow):
-        cause = pd.Series(df["_line"].to_numpy()[bad_rows]).groupby(rkey[bad_rows]).min()
-        extra = collect_rejects(df, [(np.isin(np.arange(n), follow), "", "reject.round_incomplete")])
-        extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
-        rejects = pd.concat([rejects, extra], ignore_index=True)
-    rejects = pd.concat([rejects, *[r.record_rejects for r in raws if len(r.record_rejects)]], ignore_index=True)
-    rejects["detail"] = rejects["detail"].fillna("").astype(str)
-    rejects = rejects.sort_values(["file", "line", "field", "reason"], kind="stable").reset_index(drop=True)
-    rejected_records = _rejected_records(df, rejects)
+    def add(self, frame: pd.DataFrame | None) -> None:
+        p, game = self.plugin, self.game
+        if frame is None:
+            frame = _empty_frame(game)
+        table, rejects = type_rows(frame, game, p.letters)
+        df = table.df
+        n = len(df)
+        _add_round_keys(df)
 
-    card_faults = _card_faults(df, frame, table, card_rows)
-    keep = ~in_bad_round
-    accepted = _sorted(HandTable(df=df[keep].reset_index(drop=True),
-                                 matrices={k: _take(m, keep) for k, m in table.matrices.items()}))
-    ctx = p.context(accepted, ProfileSet(game, list(profiles)), card_faults)
+        # Structural checks speak only of rows whose fields all parsed: a row with an
+        # unreadable card is not also reported for having "too few cards".
+        parsed = ~_row_mask(rejects, n)
+        problems = p.validate(table) + _round_consistency(table, game)
+        problems.append((self._seen_before(frame), "round_id", "reject.round_repeated"))
+        problems = [(mask & parsed, f, r) for mask, f, r in problems]
+        rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
+        bad_rows = _row_mask(rejects, n)
+        card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], n)
 
-    rules, findings = [], []
-    for rule in spec.rule:
-        try:
-            result = p.checks[rule.code](ctx)
-        except Exception as exc:  # a check that crashed is reported as error, never as passed
-            rules.append(_outcome(rule, lang, "error", 0, 0, note=f"{type(exc).__name__}: {exc}"))
-            continue
-        checked = _rounds_checked(result)
-        violations = int(result.violates.sum())
-        status = "not_applicable" if checked == 0 else ("failed" if violations else "passed")
-        rules.append(_outcome(rule, lang, status, checked, violations, note=t(result.note, lang) if result.note else ""))
-        if violations:
-            findings.append(_findings(rule, result, lang))
-    found = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
-    found = found.sort_values(["table_id", "started_at", "round_id", "seat", "hand", "code"],
-                              kind="stable", na_position="first").reset_index(drop=True)
-    times = accepted.df["started_at"]
-    return {
-        "rules": rules,
-        "findings": found,
-        "rejected": rejects,
-        "rejected_records": rejected_records,
-        "times": times,
-        "totals": {"rounds": int(ctx.n_rounds), "hands": len(accepted.df),
-                   "wagered": int(_wagered(accepted.df, p.wagers))},
-    }
+        # A round is audited whole or not at all: its other rows are rejected too, each
+        # naming the first line that caused it.
+        rkey = df["_rkey"].to_numpy()
+        in_bad_round = np.isin(rkey, np.unique(rkey[bad_rows]))
+        follow = in_bad_round & ~bad_rows
+        if follow.any():
+            cause = pd.Series(df["_line"].to_numpy()[bad_rows]).groupby(rkey[bad_rows]).min()
+            extra = collect_rejects(df, [(follow, "", "reject.round_incomplete")])
+            extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
+            rejects = pd.concat([rejects, extra], ignore_index=True)
+        for file, count in _rejected_records(df, rejects).items():
+            self.rejected_records[file] = self.rejected_records.get(file, 0) + count
+        self.rejects.append(rejects)
+
+        card_faults = _card_faults(df, frame, table, card_rows)
+        keep = ~in_bad_round
+        accepted = _sorted(HandTable(df=df[keep].reset_index(drop=True),
+                                     matrices={k: _take(m, keep) for k, m in table.matrices.items()}))
+        ctx = p.context(accepted, self.profiles, card_faults, self.previous)
+        for rule in p.spec.rule:
+            try:
+                result = p.checks[rule.code](ctx)
+            except Exception as exc:  # a check that crashed is reported as error, never as passed
+                self.stats[rule.code][3] = f"{type(exc).__name__}: {exc}"
+                continue
+            if result.per_profile:
+                # The same profiles in every chunk: one verdict over all of them, at the end.
+                seen = self.per_profile.get(rule.code)
+                applies = result.applies if seen is None else seen.applies | result.applies
+                self.per_profile[rule.code] = replace(result, applies=applies, violates=result.violates)
+                continue
+            self.stats[rule.code][0] += _rounds_checked(result)
+            violations = int(result.violates.sum())
+            self.stats[rule.code][1] += violations
+            if result.note and not self.stats[rule.code][2]:
+                self.stats[rule.code][2] = t(result.note, self.lang)
+            if violations:
+                self.findings.append(_findings(rule, result, self.lang))
+
+        times = accepted.df["started_at"]
+        if len(times):
+            lo, hi = times.min(), times.max()
+            self.first = lo if self.first is None else min(self.first, lo)
+            self.last = hi if self.last is None else max(self.last, hi)
+        self.totals["rounds"] += int(ctx.n_rounds)
+        self.totals["hands"] += len(accepted.df)
+        self.totals["wagered"] += _wagered(accepted.df, p.wagers)
+        self.previous = _last_per_table(accepted.df, card_faults, self.previous, game)
+
+    def _seen_before(self, frame: pd.DataFrame) -> np.ndarray:
+        """Rows of a round that an earlier chunk already held (its rows were not together
+        in the export, or another file repeats it)."""
+        if not len(frame):
+            return np.zeros(0, bool)
+        keys = (pd.util.hash_array(frame["table_id"].to_numpy(dtype=object)) * np.uint64(1_000_003)
+                ^ pd.util.hash_array(frame["round_id"].to_numpy(dtype=object)))
+        again = np.isin(keys, self.seen)
+        self.seen = np.union1d(self.seen, keys)
+        return again
+
+    def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
+        for rej in record_rejects:
+            for file, count in rej.groupby("file").size().items():
+                self.rejected_records[file] = self.rejected_records.get(file, 0) + count
+        rejects = pd.concat(self.rejects + record_rejects, ignore_index=True) if self.rejects else _empty_rejects()
+        rejects["detail"] = rejects["detail"].fillna("").astype(str)
+        rejects = (rejects.drop(columns="_row", errors="ignore")
+                   .sort_values(["file", "line", "field", "reason"], kind="stable").reset_index(drop=True))
+        for rule in self.plugin.spec.rule:
+            result = self.per_profile.get(rule.code)
+            if result is not None and not self.stats[rule.code][3]:
+                self.stats[rule.code][0] = int(result.applies.sum())
+                self.stats[rule.code][1] = int(result.violates.sum())
+                if result.violates.any():
+                    self.findings.append(_findings(rule, result, self.lang))
+        rules = []
+        for rule in self.plugin.spec.rule:
+            checked, violations, note, error = self.stats[rule.code]
+            status = ("error" if error else "not_applicable" if checked == 0
+                      else "failed" if violations else "passed")
+            rules.append(_outcome(rule, self.lang, status, checked, violations, note=error or note))
+        found = (pd.concat(self.findings, ignore_index=True) if self.findings
+                 else pd.DataFrame(columns=FINDING_COLUMNS))
+        found = found.sort_values(["table_id", "started_at", "round_id", "seat", "hand", "code"],
+                                  kind="stable", na_position="first").reset_index(drop=True)
+        return {"rules": rules, "findings": found, "rejected": rejects, "rejected_records": self.rejected_records,
+                "first": self.first, "last": self.last, "totals": self.totals}
+
+
+def _last_per_table(df: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.DataFrame | None,
+                    game: str) -> pd.DataFrame | None:
+    """Each table's latest round so far (audited, or rejected for an unreadable card), with
+    the round-level fields: the carry that lets a chunk compare its first round of a table
+    with the one before it."""
+    cols = [c.name for c in columns_of(game) if c.round_level and c.name in df.columns
+            and c.name not in ("table_id", "round_id", "started_at")]
+    parts = [] if previous is None else [previous]
+    if len(df):
+        parts.append(df[["table_id", "round_id", "started_at", *cols]].assign(_rejected=False))
+    if len(card_faults):
+        parts.append(card_faults[["table_id", "round_id", "started_at"]].assign(_rejected=True))
+    if not parts:
+        return None
+    events = pd.concat(parts, ignore_index=True)
+    events["_t"] = pd.to_datetime(events["started_at"], utc=True).array.asi8
+    events = events.sort_values(["table_id", "_t", "round_id"], kind="stable")
+    return events.drop_duplicates("table_id", keep="last").drop(columns="_t").reset_index(drop=True)
 
 
 def _add_round_keys(df: pd.DataFrame) -> None:

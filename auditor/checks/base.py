@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["CheckResult", "Check", "round_index", "money_mismatch", "first_index", "group_sum", "group_max",
+__all__ = ["CheckResult", "Check", "round_index", "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled"]
 
 
@@ -27,11 +27,12 @@ class CheckResult:
     observed: np.ndarray | None = None   # céntimos × scale
     scale: int = 1
     reason: np.ndarray | None = None     # int index into ``reasons``
-    reasons: tuple[str, ...] = ()        # catalogue keys, e.g. "reason.split.unequal"
+    reasons: tuple[str, ...] = ()        # catalogue keys, e.g. "reason.plb.split_unequal"
     evidence: Callable[[np.ndarray], dict[str, list]] | None = None
     round_index: np.ndarray | None = None  # round of each row (counts rounds checked)
     note: str = ""                        # catalogue key explaining a not-applicable rule
     rounds_checked: int | None = None     # when the rows are not all the rounds checked
+    per_profile: bool = False             # rows are the table profiles, not rounds: judged once
 
     def __post_init__(self):
         object.__setattr__(self, "violates", self.violates & self.applies)
@@ -48,6 +49,37 @@ def round_index(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     starts = np.r_[True, rkey[1:] != rkey[:-1]]
     return np.cumsum(starts) - 1, np.flatnonzero(starts)
+
+
+def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.DataFrame | None,
+                    columns: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """For each audited round, whether the table's round just before it (in time, across
+    files and earlier chunks) is known, and that round's ``columns``.
+
+    A round rejected for an unreadable card sits in the sequence too: the round after it has
+    no known predecessor (its deck, say, is unknown), so it is not compared across the gap.
+    ``previous`` is the engine's carry: each table's last round of the earlier chunks."""
+    parts = []
+    if previous is not None and len(previous):
+        parts.append(previous.assign(_kind=0, _i=-1))
+    parts.append(rounds[["table_id", "round_id", "started_at", *columns]].assign(
+        _rejected=False, _kind=1, _i=np.arange(len(rounds))))
+    if len(card_faults):
+        parts.append(card_faults[["table_id", "round_id", "started_at"]].assign(_rejected=True, _kind=2, _i=-1))
+    events = pd.concat(parts, ignore_index=True)
+    times = pd.to_datetime(events["started_at"], utc=True).array.asi8
+    table = pd.factorize(events["table_id"])[0]
+    order = np.lexsort([events["round_id"].astype(str).to_numpy(), times, events["_kind"].to_numpy() != 0, table])
+    before = np.full(len(events), -1, np.int64)
+    same = table[order[1:]] == table[order[:-1]]
+    before[order[1:]] = np.where(same, order[:-1], -1)
+    mine = np.flatnonzero(events["_kind"].to_numpy() == 1)
+    mine = mine[np.argsort(events["_i"].to_numpy()[mine])]
+    prev = before[mine]
+    known = prev >= 0
+    known[known] = ~events["_rejected"].to_numpy(dtype=bool)[prev[known]]
+    values = {c: events[c].to_numpy()[np.maximum(prev, 0)] for c in columns}
+    return known, values
 
 
 def money_mismatch(observed_cents: np.ndarray, expected_scaled: np.ndarray, scale: int) -> np.ndarray:

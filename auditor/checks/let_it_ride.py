@@ -19,7 +19,7 @@ from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import CheckResult, group_any, group_sum
+from .base import previous_rounds, CheckResult, group_any, group_sum
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -57,7 +57,9 @@ def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tu
 class Context:
     """Everything the Let It Ride checks share, computed once over all accepted hands."""
 
-    def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame):
+    def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
+                 previous: pd.DataFrame | None = None):
+        self.previous = previous  # each table's last round in earlier chunks (engine carry)
         df = table.df
         self.card_faults = card_faults
         self.profiles = profiles
@@ -216,36 +218,18 @@ def check_two_decks(ctx: Context) -> CheckResult:
     """Art. 2 c.1-c.2: at a table posted with two decks (profile decks_per_table = 2),
     consecutive rounds use the two decks in turn (a round never uses the deck of the round
     before it) and the two decks' backs differ in colour (a round's back colour differs from
-    the round before it). A table whose whole history shows one deck id uses one deck and
-    passes. A round whose predecessor was rejected for unreadable cards is not compared
+    the round before it). The posted profile says whether the table uses two decks ("Si se
+    utilizan dos barajas"); a table posted with one deck is not checked. A round whose predecessor was rejected for unreadable cards is not compared
     across the gap: the deck of the rejected round is unknown."""
     rounds = ctx.rounds
-    R = ctx.n_rounds
-    table = rounds["table_id"].to_numpy().astype(str)
+    known, before = previous_rounds(rounds, ctx.card_faults, ctx.previous, ["deck_id", "deck_color"])
     deck = rounds["deck_id"].to_numpy().astype(str)
     color = rounds["deck_color"].to_numpy().astype(str)
-    times = rounds["started_at"].array.asi8 if R else np.zeros(0, np.int64)
-    has_prev = np.r_[False, table[1:] == table[:-1]] if R else np.zeros(0, bool)
-    prev = np.arange(R) - 1
-    ids_per_table = pd.Series(deck).groupby(table).transform("nunique").to_numpy() if R else np.zeros(0, int)
-    gap = np.zeros(R, bool)
-    faults = ctx.card_faults
-    if len(faults) and R:
-        ft = pd.to_datetime(faults["started_at"], utc=True).array.asi8
-        ftab = faults["table_id"].to_numpy().astype(str)
-        for t in np.unique(ftab):  # tables with a rejected round: a handful, not rows
-            mine = np.sort(ft[ftab == t])
-            rows = np.flatnonzero((table == t) & has_prev)
-            lo = np.searchsorted(mine, times[prev[rows]], side="left")
-            hi = np.searchsorted(mine, times[rows], side="right")
-            gap[rows] = hi > lo
     two = ctx.param("decks_per_table", missing=1) == 2
-    applies = two & has_prev & ~gap
-    p = np.maximum(prev, 0)
-    several = ids_per_table > 1
-    violates, reason, keys = _reasons((several & (deck == deck[p]), "reason.lir.deck_not_alternated"),
-                                      (several & (color == color[p]), "reason.lir.deck_same_colour"))
-    return ctx.rounds_result(applies, violates, reason=reason, reasons=keys)
+    violates, reason, keys = _reasons(
+        (deck == before["deck_id"].astype(str), "reason.lir.deck_not_alternated"),
+        (color == before["deck_color"].astype(str), "reason.lir.deck_same_colour"))
+    return ctx.rounds_result(two & known, violates, reason=reason, reasons=keys)
 
 
 def check_equal_bets(ctx: Context) -> CheckResult:
@@ -302,7 +286,7 @@ def check_paytable(ctx: Context) -> CheckResult:
     used = np.zeros(len(profiles), bool)
     used[np.unique(ctx.which)] = True
     used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
-    return CheckResult(frame=frame, applies=used, violates=violates, reason=reason, reasons=keys,
+    return CheckResult(frame=frame, applies=used, violates=violates, reason=reason, reasons=keys, per_profile=True,
                        evidence=lambda idx: {"profile": frame["profile"].to_numpy()[idx].tolist(),
                                              "min_pair": [profiles[i].min_pair for i in idx],
                                              "one_pair": [profiles[i].paytable.one_pair for i in idx]},

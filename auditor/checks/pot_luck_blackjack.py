@@ -73,7 +73,9 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
 class Context:
     """Everything the Pot Luck checks share, computed once over all accepted hands."""
 
-    def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame):
+    def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
+                 previous: pd.DataFrame | None = None):
+        self.previous = previous  # each table's last round in earlier chunks (engine carry)
         df = table.df
         self.card_faults = card_faults
         self.profiles = profiles
@@ -505,7 +507,7 @@ def check_posted_commission(ctx: Context) -> CheckResult:
     used = np.zeros(len(profiles), bool)
     used[np.unique(ctx.which)] = True
     used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
-    return CheckResult(frame=frame, applies=used, violates=violates,
+    return CheckResult(frame=frame, applies=used, violates=violates, per_profile=True,
                        evidence=lambda idx: {"profile": frame["profile"].to_numpy()[idx].tolist(),
                                              "pool_commission_pct": [str(pct[i]) for i in idx]},
                        round_index=np.zeros(len(frame), np.int64))

@@ -20,7 +20,7 @@ from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import CheckResult, group_any, group_sum, money_mismatch
+from .base import previous_rounds, CheckResult, group_any, group_sum, money_mismatch
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -69,7 +69,9 @@ def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tu
 class Context:
     """Everything the Triple Shot checks share, computed once over all accepted hands."""
 
-    def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame):
+    def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
+                 previous: pd.DataFrame | None = None):
+        self.previous = previous  # each table's last round in earlier chunks (engine carry)
         df = table.df
         self.card_faults = card_faults
         self.profiles = profiles
@@ -250,24 +252,13 @@ def check_two_decks(ctx: Context) -> CheckResult:
     the ids seen over a day may be more than two. A round whose predecessor was rejected for
     unreadable cards is not compared across the gap: that round's deck is unknown."""
     rounds = ctx.rounds
-    R = ctx.n_rounds
-    faults = ctx.card_faults
-    F = len(faults)
-    table = np.r_[rounds["table_id"].to_numpy().astype(str), faults["table_id"].to_numpy().astype(str)]
-    rid = np.r_[rounds["round_id"].to_numpy().astype(str), faults["round_id"].to_numpy().astype(str)]
-    times = np.r_[rounds["started_at"].array.asi8 if R else np.zeros(0, np.int64),
-                  pd.to_datetime(faults["started_at"], utc=True).array.asi8 if F else np.zeros(0, np.int64)]
-    order = np.lexsort([rid, times, table])
-    prev_event = np.full(R + F, -1, np.int64)
-    prev_event[order[1:]] = np.where(table[order[1:]] == table[order[:-1]], order[:-1], -1)
-    prev = prev_event[:R]
-    applies = (prev >= 0) & (prev < R)  # a predecessor, and one that was audited
-    p = np.where(applies, prev, 0)
+    known, before = previous_rounds(rounds, ctx.card_faults, ctx.previous, ["deck_id", "deck_color"])
     deck = rounds["deck_id"].to_numpy().astype(str)
-    color = rounds["deck_color"].to_numpy().astype(str)
-    violates, reason, keys = _reasons((deck == deck[p], "reason.ts.deck_not_alternated"),
-                                      (np.char.lower(color) == np.char.lower(color[p]), "reason.ts.deck_same_colour"))
-    return ctx.rounds_result(applies, violates, reason=reason, reasons=keys)
+    color = np.char.lower(rounds["deck_color"].to_numpy().astype(str))
+    violates, reason, keys = _reasons(
+        (deck == before["deck_id"].astype(str), "reason.ts.deck_not_alternated"),
+        (color == np.char.lower(before["deck_color"].astype(str)), "reason.ts.deck_same_colour"))
+    return ctx.rounds_result(known, violates, reason=reason, reasons=keys)
 
 
 def check_war(ctx: Context) -> CheckResult:
@@ -426,7 +417,7 @@ def check_paytable(ctx: Context) -> CheckResult:
                 "poker_table": [table(profiles[i]) for i in idx],
                 "bonus_table": [" ".join(f"{k}={v}" for k, v in profiles[i].bonus.model_dump().items()) for i in idx]}
 
-    return CheckResult(frame=frame, applies=used, violates=violates, reason=reason, reasons=keys,
+    return CheckResult(frame=frame, applies=used, violates=violates, reason=reason, reasons=keys, per_profile=True,
                        evidence=evidence, round_index=np.zeros(len(frame), np.int64))
 
 

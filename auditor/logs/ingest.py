@@ -1,4 +1,4 @@
-"""Reading export files into typed, validated hand tables.
+"""Typing and validating the string rows of export files (read by ``sources``).
 
 Every record read is either audited or rejected with its file, line, field and reason:
 nothing is dropped. A record is a CSV or Parquet row (one hand) or a JSONL line (one round).
@@ -8,10 +8,7 @@ is audited whole or not at all), each naming the line that caused it.
 
 from __future__ import annotations
 
-import csv
-import gzip
 import hashlib
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,10 +22,8 @@ from ..cards import CardMatrix, parse_cards
 from ..money import parse_money
 from .schema import Column, Kind, columns_of
 
-__all__ = ["InputError", "RawLog", "HandTable", "read_raw", "detect_game", "type_rows", "collect_rejects",
-           "SUFFIXES", "LIMA_OFFSET"]
+__all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "LIMA_OFFSET"]
 
-SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 LIMA_OFFSET = "-05:00"
 
 
@@ -40,16 +35,6 @@ class InputError(Exception):
         self.path = path
         self.key = key
         self.params = params
-
-
-@dataclass
-class RawLog:
-    path: str
-    sha256: str
-    frame: pd.DataFrame  # all str columns, plus _line (int) and _record (int)
-    records_read: int
-    record_rejects: pd.DataFrame  # records rejected before typing (unparsable JSON lines)
-    extra_columns: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -80,16 +65,6 @@ def _rejects(file, line, field_, reason, detail="", row=-1) -> pd.DataFrame:
 EMPTY_REJECTS = _rejects([], [], [], [], [])
 
 
-def _open_bytes(path: Path) -> bytes:
-    data = path.read_bytes()
-    if path.name.endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputError(str(path), "input.bad_gzip", error=str(exc)) from None
-    return data
-
-
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as fh:
@@ -108,139 +83,6 @@ def _games():
     from .schema import ROUND_MODELS
 
     return list(ROUND_MODELS)
-
-
-def read_raw(path: Path, game: str | None = None) -> tuple[str, RawLog]:
-    """Read one export as strings; returns (game, RawLog). Raises InputError when the file
-    as a whole cannot be read (unknown type, no header, missing columns)."""
-    name = path.name.lower()
-    if not name.endswith(SUFFIXES):
-        raise InputError(str(path), "input.unknown_type")
-    digest = _sha256(path)
-    rejects = EMPTY_REJECTS
-    if name.endswith((".jsonl", ".jsonl.gz")):
-        frame, rejects, records = _read_jsonl(path)
-    elif name.endswith(".parquet"):
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises many types for a damaged file
-            raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
-        frame = frame.astype("str").where(frame.notna(), "")
-        frame["_line"] = np.arange(1, len(frame) + 1)
-        frame["_record"] = frame["_line"]
-        records = len(frame)
-    else:
-        frame = _read_csv(path)
-        records = len(frame)
-    columns = [c for c in frame.columns if not c.startswith("_")]
-    if game is None:
-        game = detect_game(columns)
-        if game is None:
-            if not columns and records == 0:
-                raise InputError(str(path), "input.empty")
-            raise InputError(str(path), "input.unknown_game", columns=", ".join(columns[:12]))
-    expected = columns_of(game)
-    missing = [c.name for c in expected if c.required and c.name not in frame.columns]
-    if missing and records > 0:
-        raise InputError(str(path), "input.missing_columns", columns=", ".join(missing))
-    known = {c.name for c in expected} | {"game"}
-    extra = [c for c in columns if c not in known]
-    for c in expected:
-        if c.name not in frame.columns:
-            frame[c.name] = ""
-    frame = frame[[c.name for c in expected] + ["_line", "_record"]]
-    frame.insert(0, "_file", str(path))
-    return game, RawLog(path=str(path), sha256=digest, frame=frame, records_read=records,
-                        record_rejects=rejects, extra_columns=extra)
-
-
-def _read_csv(path: Path) -> pd.DataFrame:
-    data = _open_bytes(path)
-    if not data.strip():
-        raise InputError(str(path), "input.empty")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    frame = _read_csv_arrow(data)
-    if frame is not None:
-        frame["_line"] = np.arange(2, len(frame) + 2)
-        frame["_record"] = frame["_line"]
-        return frame
-    try:
-        frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, na_filter=False,
-                            encoding="utf-8", skipinitialspace=False)
-    except UnicodeDecodeError:
-        raise InputError(str(path), "input.bad_encoding") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InputError(str(path), "input.unparsable", error=str(exc).splitlines()[0]) from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    # Line numbers assume one physical line per record (the format forbids line breaks
-    # inside fields); the header is line 1.
-    frame["_line"] = np.arange(2, len(frame) + 2)
-    frame["_record"] = frame["_line"]
-    return frame
-
-
-def _read_csv_arrow(data: bytes) -> pd.DataFrame | None:
-    """The fast path: Arrow's multithreaded reader, every column as text. None when the
-    file is anything but a clean, rectangular UTF-8 CSV (the pandas path then reads it or
-    says what is wrong)."""
-    import pyarrow.csv as pv
-
-    end = data.find(b"\n")
-    try:
-        header = next(csv.reader([data[: end if end >= 0 else len(data)].decode("utf-8")]))
-    except (UnicodeDecodeError, StopIteration, csv.Error):
-        return None
-    names = [h.strip() for h in header]
-    if len(set(names)) != len(names) or not all(names):
-        return None
-    try:
-        table = pv.read_csv(io.BytesIO(data),
-                            read_options=pv.ReadOptions(column_names=names, skip_rows=1),
-                            parse_options=pv.ParseOptions(newlines_in_values=False),
-                            convert_options=pv.ConvertOptions(column_types={n: pa.string() for n in names},
-                                                              strings_can_be_null=False,
-                                                              quoted_strings_can_be_null=False))
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
-        return None
-    return table.to_pandas()
-
-
-def _read_jsonl(path: Path):
-    data = _open_bytes(path)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(str(path), "input.bad_encoding") from None
-    rows: list[dict] = []
-    bad_lines: list[int] = []
-    bad_detail: list[str] = []
-    records = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        records += 1
-        try:
-            doc = json.loads(line)
-            if not isinstance(doc, dict) or not isinstance(doc.get("hands"), list) or not doc["hands"]:
-                raise ValueError("a round object with a non-empty 'hands' list is required")
-        except (ValueError, RecursionError) as exc:
-            bad_lines.append(number)
-            bad_detail.append(str(exc)[:200])
-            continue
-        base = {k: v for k, v in doc.items() if k != "hands"}
-        for hand in doc["hands"]:
-            if not isinstance(hand, dict):
-                hand = {"cards": "\x00"}  # rejected below as unreadable cards
-            rows.append({**base, **hand, "_line": number, "_record": number})
-    frame = pd.DataFrame(rows)
-    if len(frame):
-        cols = [c for c in frame.columns if not c.startswith("_")]
-        frame[cols] = frame[cols].map(_json_scalar_to_str)
-    else:
-        frame = pd.DataFrame({"_line": pd.Series(dtype=np.int64), "_record": pd.Series(dtype=np.int64)})
-    rejects = _rejects(str(path), bad_lines, "", "reject.bad_json", bad_detail)
-    return frame, rejects, records
 
 
 def _json_scalar_to_str(value) -> str:

@@ -197,7 +197,8 @@ def simulate(rounds: int, seed: int, faults: float, profiles: list,
     truth, texts, community_text = _after_settlement(rng, h, kind)
     rid = h["rid"]
     tables = np.array(TABLES, dtype=object)[t_of]
-    round_ids = pd.Series(tables).str.cat(pd.Series(seq).astype(str).str.zfill(7), sep="-").to_numpy()
+    # Round ids carry the day, so the logs of different days never collide.
+    round_ids = (day.strftime("%Y%m%d-") + pd.Series(seq).astype(str).str.zfill(6)).to_numpy()
     truth_rows = sorted({(tables[r], round_ids[r], c) for r, codes in truth.items() for c in codes})
 
     stamp = pd.DatetimeIndex(times).tz_convert("America/Lima").strftime("%Y-%m-%dT%H:%M:%S-05:00").to_numpy()

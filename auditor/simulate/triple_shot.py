@@ -49,6 +49,7 @@ class _Table:
         self.id = table_id
         self.profile = profile
         self.time = start
+        self.day = start.strftime("%Y%m%d")
         self.seq = 0
         self.decks = [(f"{table_id}-B1", COLOURS[table_id][0]), (f"{table_id}-B2", COLOURS[table_id][1])]
         self.last = rng.randrange(2)  # index of the deck of the previous round
@@ -145,7 +146,7 @@ def _round(rng: random.Random, table: _Table, kind: str | None, rows: dict, n: i
             lo, hi = p.cents("min_bonus_bet") or 500, p.cents("max_bonus_bet") or 2500
             bonus = rng.choice([b for b in BONUS_BETS if lo <= b <= hi] or [lo])
         rows["table_id"].append(table.id)
-        rows["round_id"].append(f"{table.id}-{table.seq:07d}")
+        rows["round_id"].append(f"{table.day}-{table.seq:06d}")  # day-stamped: daily logs never collide
         rows["started_at"].append(table.time.isoformat())
         rows["dealer_id"].append(table.dealer)
         rows["deck_id"].append(deck_id)
