@@ -203,12 +203,15 @@ def _arrow_strings(values: pd.Series) -> pa.LargeStringArray:
 def _parse_ints(arrow: pa.Array, blank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Small whole numbers (seat, hand); blank gives -1. Bad = not a whole number in
     0..10000."""
-    text = pc.utf8_trim_whitespace(arrow)
-    ok = np.asarray(pc.match_substring_regex(text, r"^[0-9]{1,5}(\.0+)?$").to_numpy(zero_copy_only=False), bool)
-    digits = pc.replace_substring_regex(text, r"\.0+$", "")
-    values = pc.cast(pc.if_else(pa.array(ok), digits, "-1"), pa.int64()).to_numpy(zero_copy_only=False)
-    bad = ~ok & ~blank
-    bad |= values > 10_000
+    try:  # the clean column: one cast kernel
+        values = pc.cast(pc.if_else(pa.array(blank), "-1", arrow), pa.int64()).to_numpy(zero_copy_only=False)
+        ok = ~blank & (values >= 0)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        text = pc.utf8_trim_whitespace(arrow)
+        ok = np.asarray(pc.match_substring_regex(text, r"^[0-9]{1,5}(\.0+)?$").to_numpy(zero_copy_only=False), bool)
+        digits = pc.replace_substring_regex(text, r"\.0+$", "")
+        values = pc.cast(pc.if_else(pa.array(ok), digits, "-1"), pa.int64()).to_numpy(zero_copy_only=False)
+    bad = (~ok & ~blank) | (values > 10_000)
     return np.where(ok & ~bad, values, -1).astype(np.int16), bad
 
 
