@@ -25,9 +25,10 @@ __all__ = ["app"]
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Audits casino table-game round logs against Peru's directives.")
 
-FORMATS = ("html", "json", "csv")
+FORMATS = ("html", "json", "csv", "sarif", "junit")
 FAIL_ON = (*SEVERITIES, "none")
-REPORT_FILES = {"html": "audit-report.html", "json": "audit-report.json", "csv": "audit-findings.csv"}
+REPORT_FILES = {"html": "audit-report.html", "json": "audit-report.json", "csv": "audit-findings.csv",
+                "sarif": "audit-report.sarif", "junit": "audit-junit.xml"}
 RULE_FORMATS = ("text", "markdown")
 
 
@@ -76,6 +77,20 @@ def _formats(value: str, lang: str) -> list[str]:
     return items
 
 
+def _filters(date_from, date_to, tables, severity, lang: str):
+    from .reporting.filters import ReportFilters
+
+    if severity is not None:
+        severity = severity.strip().lower()
+        if severity not in SEVERITIES:
+            _fail(t("cli.bad_severity", lang, value=severity, allowed=", ".join(SEVERITIES)))
+    first, last = (d.date() if d else None for d in (date_from, date_to))
+    if first and last and first > last:
+        _fail(t("cli.bad_period", lang, first=first.isoformat(), last=last.isoformat()))
+    tables = tuple(dict.fromkeys(x.strip() for x in tables or () if x.strip()))
+    return ReportFilters(date_from=first, date_to=last, tables=tables, severity_min=severity)
+
+
 @contextmanager
 def _progress(total: int, lang: str):
     """A progress callback for the engine: a rich bar on stderr when stderr is a terminal,
@@ -107,23 +122,37 @@ def audit(
     game: Annotated[str | None, typer.Option(help="Game of every file (otherwise told from the columns).")] = None,
     profile: Annotated[list[Path] | None, typer.Option(help="Table profile file or folder of *.toml (repeatable).")] = None,
     out: Annotated[Path, typer.Option(help="Folder for the reports.")] = Path("reports"),
-    format: Annotated[str, typer.Option("--format", help="Comma-separated: html, json, csv.")] = "html,json",
+    format: Annotated[str, typer.Option("--format", help="Comma-separated: html, json, csv, sarif, junit.")] = "html,json",
     lang: Annotated[str, typer.Option(help="Report language: es or en.")] = "es",
-    fail_on: Annotated[str, typer.Option(help="Exit 1 when a finding has this severity or more "
-                                              "(info, low, medium, high, critical, none).")] = "low",
+    fail_on: Annotated[str, typer.Option(help="Exit 1 when a finding shown in the report has this severity "
+                                              "or more (info, low, medium, high, critical, none).")] = "low",
+    date_from: Annotated[Optional[datetime], typer.Option("--from", formats=["%Y-%m-%d"], help=(
+        "Report filter: only findings of rounds started on this day (Lima) or later."))] = None,
+    date_to: Annotated[Optional[datetime], typer.Option("--to", formats=["%Y-%m-%d"], help=(
+        "Report filter: only findings of rounds started on this day (Lima) or earlier."))] = None,
+    table: Annotated[Optional[list[str]], typer.Option("--table", help=(
+        "Report filter: only findings of this table (repeatable)."))] = None,
+    severity: Annotated[Optional[str], typer.Option("--severity", help=(
+        "Report filter: only findings of this severity or graver (info, low, medium, high, critical)."))] = None,
+    operator: Annotated[Optional[str], typer.Option(help="Operator named in the report header.")] = None,
+    hall: Annotated[Optional[str], typer.Option(help="Gaming hall named in the report header.")] = None,
 ) -> None:
-    """Audit round logs and write the reports."""
+    """Audit round logs and write the reports.
+
+    The report filters (--from, --to, --table, --severity) narrow only the findings shown and
+    written; every round is still audited, and every report records the filters."""
     lang = _check_lang(lang)
     game = _check_game(game, lang)
     formats = _formats(format, lang)
     fail_on = fail_on.strip().lower()
     if fail_on not in FAIL_ON:
         _fail(t("cli.bad_fail_on", lang, value=fail_on, allowed=", ".join(FAIL_ON)))
+    filters = _filters(date_from, date_to, table, severity, lang)
     _verify(lang)
 
     from . import engine
     from .profiles import load_profiles
-    from .reporting import build_report, write_csv, write_html, write_json
+    from .reporting import build_report, write_csv, write_html, write_json, write_junit, write_sarif
 
     try:
         profiles = load_profiles(profile or [])
@@ -141,8 +170,8 @@ def audit(
     except SpecError as exc:
         _fail(t("cli.spec_error", lang, error=exc))
 
-    report = build_report(result)
-    writers = {"html": write_html, "json": write_json, "csv": write_csv}
+    report = build_report(result, filters=filters, operator=operator, hall=hall)
+    writers = {"html": write_html, "json": write_json, "csv": write_csv, "sarif": write_sarif, "junit": write_junit}
     written: list[Path] = []
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -158,6 +187,8 @@ def audit(
            rejected=summary["records_rejected"]))
     if summary["no_activity"]:
         _say(t("cli.no_activity", lang))
+    if filters.active:
+        _say(t("cli.filtered", lang, shown=summary["findings"], total=report["filters"]["findings_before_filters"]))
     for path in written:
         _say(t("cli.written", lang, path=path))
 
@@ -180,6 +211,33 @@ def _severity_label(severity: str, lang: str) -> str:
     return t(f"report.severity_name.{severity}", lang)
 
 
+def _md(text: str) -> str:
+    """Text safe in a Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown_game(game: str, spec, lang: str) -> list[str]:
+    """One game's part of the public catalogue: a summary table, then every rule in full."""
+    L = lambda key: t(f"report.{key}", lang)  # noqa: E731
+    lines = [f"## {spec.directive}", "", f"{spec.citation} · `{game}` · {L('spec_version')} {spec.version}", "",
+             f"| {L('code')} | {L('article')} | {L('severity')} | {L('grounding')} | {L('rule_title')} |",
+             "| --- | --- | --- | --- | --- |"]
+    for r in spec.rule:
+        lines.append(f"| `{r.code}` | {_md(r.article or '—')} | {_md(_severity_label(r.severity, lang))} | "
+                     f"{_md(_source_label(r.source, lang))} | {_md(r.title_in(lang))} |")
+    lines.append("")
+    for r in spec.rule:
+        lines += [f"### {r.code} — {r.title_in(lang)}", "",
+                  f"- {L('article')}: {r.article or '—'}",
+                  f"- {L('severity')}: {_severity_label(r.severity, lang)} (`{r.severity}`)",
+                  f"- {L('grounding')}: {_source_label(r.source, lang)} (`{r.source}`)",
+                  f"- {L('params')}: {', '.join(f'`{p}`' for p in r.params) or '—'}"]
+        if r.quote:
+            lines += ["", f"> «{r.quote}»"]
+        lines.append("")
+    return lines
+
+
 @app.command()
 def rules(
     game: Annotated[str | None, typer.Option(help="Only this game's rules.")] = None,
@@ -196,19 +254,12 @@ def rules(
     from .registry import GAMES, plugin
 
     lines: list[str] = []
+    if fmt == "markdown":
+        lines += [f"# {t('report.catalogue_title', lang)}", "", t("report.catalogue_intro", lang), ""]
     for g in sorted(GAMES) if game is None else [game]:
         spec = plugin(g).spec
         if fmt == "markdown":
-            lines += [f"# {spec.directive}", "", f"{spec.citation} · `{g}` · {spec.version}", ""]
-            for r in spec.rule:
-                lines += [f"## {r.code} — {r.title_in(lang)}", "",
-                          f"- {t('report.article', lang)}: {r.article or '—'}",
-                          f"- {t('report.severity', lang)}: {_severity_label(r.severity, lang)} (`{r.severity}`)",
-                          f"- {t('report.grounding', lang)}: {_source_label(r.source, lang)} (`{r.source}`)",
-                          f"- {t('report.params', lang)}: {', '.join(f'`{p}`' for p in r.params) or '—'}"]
-                if r.quote:
-                    lines += ["", f"> «{r.quote}»"]
-                lines.append("")
+            lines += _markdown_game(g, spec, lang)
         else:
             lines += [f"{spec.directive} — {spec.citation} ({g})"]
             width = max((len(r.code) for r in spec.rule), default=0)
@@ -281,3 +332,10 @@ def simulate(
         _fail(t("cli.simulate_failed", "es", error=exc))
     for path in paths:
         _say(t("cli.written", "es", path=path))
+
+
+# --- batch, history, diff (scheduled audits; the logic is in auditor/batch) ---------------
+
+from .batch.commands import register as _register_batch  # noqa: E402
+
+_register_batch(app)

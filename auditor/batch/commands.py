@@ -1,0 +1,121 @@
+"""The ``batch``, ``history`` and ``diff`` commands: thin wrappers over auditor.batch.
+
+Exit codes of ``batch`` (for cron and systemd): 0 nothing new, 1 new findings (not waived),
+2 error, 3 partial (some files could not be audited; listed on stderr with the reason).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["register"]
+
+DEFAULT_DB = Path("reports/audit.db")
+
+
+def _cli():
+    from .. import cli
+
+    return cli
+
+
+def batch(
+    paths: Annotated[list[Path], typer.Argument(help="Folders (searched recursively) or log files.")],
+    out: Annotated[Path, typer.Option(help="Folder for the run reports and index.html.")] = Path("reports"),
+    db: Annotated[Path | None, typer.Option(help="SQLite ledger (default: OUT/audit.db).")] = None,
+    workers: Annotated[int, typer.Option(help="Local worker processes (1: in this process).")] = 1,
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")] = None,
+    profile: Annotated[list[Path] | None, typer.Option(help="Table profile file or folder (repeatable).")] = None,
+    waivers: Annotated[Path | None, typer.Option(help="TOML file of waivers (authorised variations).")] = None,
+    lang: Annotated[str, typer.Option(help="Report language: es or en.")] = "es",
+) -> None:
+    """Audit new or changed logs, record them in the ledger and write this run's reports."""
+    from ..i18n import t
+    from .runner import BatchError, BatchOptions, run_batch
+
+    cli = _cli()
+    lang = cli._check_lang(lang)
+    cli._verify(lang)
+    opts = BatchOptions(paths=list(paths), out=out, db=db, workers=workers, scheduler=scheduler,
+                        profiles=list(profile or []), waivers=waivers, lang=lang)
+    try:
+        outcome = run_batch(opts, say=cli._say)
+    except BatchError as exc:
+        cli._fail(str(exc))
+    except OSError as exc:
+        cli._fail(t("cli.cannot_write", lang, path=exc.filename or out, error=exc.strerror or exc))
+    for path, reason in outcome.failed:
+        cli._say(t("batch.failed_file", lang, path=path, reason=reason))
+    cli._say(t("batch.summary", lang, run=outcome.run_id, audited=len(outcome.audited), new=outcome.new,
+               open=outcome.open, resolved=outcome.resolved, waived=outcome.waived))
+    cli._say(t("batch.report", lang, path=outcome.report_dir))
+    cli._say(t("batch.index", lang, path=outcome.index))
+    raise typer.Exit(outcome.exit_code)
+
+
+def _ledger(db: Path, lang: str):
+    from ..i18n import t
+    from .ledger import Ledger, LedgerError
+
+    if not db.exists():
+        _cli()._fail(t("batch.ledger_error", lang, error=f"{db}: not found"))
+    try:
+        return Ledger(db)
+    except LedgerError as exc:
+        _cli()._fail(t("batch.ledger_error", lang, error=exc))
+
+
+def history(
+    db: Annotated[Path, typer.Option(help="SQLite ledger.")] = DEFAULT_DB,
+    lang: Annotated[str, typer.Option(help="es or en.")] = "es",
+) -> None:
+    """List the batch runs recorded in the ledger."""
+    from ..i18n import t
+
+    lang = _cli()._check_lang(lang)
+    with _ledger(db, lang) as ledger:
+        runs = ledger.runs()
+    if not runs:
+        _cli()._say(t("batch.no_runs", lang))
+        return
+    lines = [t("batch.history_header", lang)]
+    for r in runs:
+        lines.append(f"{r['run_id']:<10} {r['started_at']:<26} {r['files_seen']:<7} {r['files_audited']:<10} "
+                     f"{r['files_failed']:<9} {r['new']:<7} {r['open']:<9} {r['resolved']:<10} "
+                     f"{r['waived']:<12} {r['exit_code']}")
+    typer.echo("\n".join(lines))
+
+
+def diff(
+    run_a: Annotated[int, typer.Argument(help="Earlier run id.")],
+    run_b: Annotated[int, typer.Argument(help="Later run id.")],
+    db: Annotated[Path, typer.Option(help="SQLite ledger.")] = DEFAULT_DB,
+    lang: Annotated[str, typer.Option(help="es or en.")] = "es",
+) -> None:
+    """Compare the findings open after two runs: new, resolved and unchanged."""
+    from ..i18n import t
+    from .history import diff_runs
+
+    lang = _cli()._check_lang(lang)
+    with _ledger(db, lang) as ledger:
+        for run in (run_a, run_b):
+            if ledger.run(run) is None:
+                _cli()._fail(t("batch.unknown_run", lang, run=run))
+        d = diff_runs(ledger, run_a, run_b)
+    lines = [t("batch.diff_counts", lang, a=run_a, b=run_b, new=len(d["new"]), resolved=len(d["resolved"]),
+               unchanged=len(d["unchanged"]))]
+    for key, label in (("new", "batch.diff_new"), ("resolved", "batch.diff_resolved")):
+        if d[key]:
+            lines += ["", t(label, lang) + ":"]
+            lines += [f"  {f['code']:<16} {f['table_id']:<8} {f['round_id']:<22} {f['seat'] if f['seat'] is not None else '-':<3} "
+                      f"{f['message']}" for f in d[key]]
+    typer.echo("\n".join(lines))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("batch")(batch)
+    app.command("history")(history)
+    app.command("diff")(diff)

@@ -1,0 +1,412 @@
+"""One batch run: discover, hash, plan, audit (in-process, local processes or Dask), record.
+
+Design (see ``docs/batch.md``): a file is identified by its content (SHA-256). Every new or
+changed content is audited once, *authoritatively*: its findings replace whatever that
+content held. Rules that span rounds compare a round with its table's previous round, so a
+file is audited together with its *context*: for each of its tables, the other files whose
+rounds of that table overlap its time span, and the file holding the table's round just
+before it. Findings are kept only for the authoritative files of a task; context files
+just provide the previous rounds. When a new file lands before or among earlier files of a
+table, the files whose previous round changed (the overlapping ones and the next one) are
+re-audited authoritatively too; their findings are fingerprinted, so nothing is counted
+twice.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+__all__ = ["BatchOptions", "BatchOutcome", "BatchError", "run_batch", "audit_task", "plan_tasks", "Task",
+           "CHUNK", "EXIT_OK", "EXIT_NEW", "EXIT_ERROR", "EXIT_PARTIAL"]
+
+EXIT_OK, EXIT_NEW, EXIT_ERROR, EXIT_PARTIAL = 0, 1, 2, 3
+# Authoritative files per task. Fixed (not derived from the number of workers), so the same
+# batch is cut into the same tasks whichever way it runs.
+CHUNK = 4
+LIMA = "America/Lima"
+
+
+class BatchError(Exception):
+    """A batch that cannot run (bad option, waiver, profile, ledger, scheduler): exit 2."""
+
+
+@dataclass
+class BatchOptions:
+    paths: list[Path]
+    out: Path = Path("reports")
+    db: Path | None = None
+    workers: int = 1
+    scheduler: str | None = None
+    profiles: list[Path] = field(default_factory=list)
+    waivers: Path | None = None
+    lang: str = "es"
+    today: date | None = None
+    chunk: int = CHUNK
+
+
+@dataclass
+class BatchOutcome:
+    run_id: int
+    exit_code: int
+    files_seen: int
+    audited: list[str]
+    failed: list[tuple[str, str]]
+    new: int
+    open: int
+    resolved: int
+    waived: int
+    repeated: int
+    report_dir: Path
+    index: Path
+    audit_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Task:
+    game: str | None
+    files: tuple[str, ...]      # authoritative: findings kept
+    context: tuple[str, ...]    # read for the tables' previous rounds only
+    profiles: tuple = ()
+    lang: str = "es"
+
+
+# --- the task (runs on a worker) ----------------------------------------------------------
+
+def audit_task(task: Task) -> dict:
+    """Audit the task's files with their context; keep what belongs to the task's files.
+    Runs in a worker process or on a Dask worker: takes and returns plain, picklable data."""
+    from ..engine import audit
+
+    result = audit([Path(p) for p in (*task.files, *task.context)], profiles=list(task.profiles),
+                   lang=task.lang)
+    mine = set(task.files)
+    inputs = {i.path: i for i in result.inputs}
+    context_errors = [f"{i.path}: {i.error}" for p, i in inputs.items() if p not in mine and i.error]
+    findings = result.findings[result.findings["file"].astype(str).isin(mine)].reset_index(drop=True)
+    rejected = result.rejected[result.rejected["file"].astype(str).isin(mine)].reset_index(drop=True)
+    return {"inputs": [inputs[p] for p in task.files if p in inputs], "findings": findings,
+            "rejected": rejected, "rules": list(result.rules), "games": list(result.games),
+            "period": result.period, "totals": dict(result.totals), "context_errors": context_errors}
+
+
+# --- planning -----------------------------------------------------------------------------
+
+@dataclass
+class _Entry:
+    sha: str
+    path: str
+    game: str
+    spans: dict[str, tuple[int, int]]
+
+
+def _start(e: _Entry) -> int:
+    return min((lo for lo, _ in e.spans.values()), default=0)
+
+
+def plan_tasks(universe: dict[str, _Entry], fresh: set[str], gone: list[tuple[str, dict]],
+               chunk: int = CHUNK) -> tuple[set[str], list[tuple[str, list[str], list[str]]]]:
+    """Which contents to audit authoritatively and in which tasks.
+
+    ``universe``: every live content present now (sha -> entry), fresh ones included;
+    ``fresh``: the new or changed contents; ``gone``: (game, spans) of contents no longer
+    present at their path (their successors' previous round changed).
+    Returns (authoritative shas, [(game, authoritative paths, context paths)]).
+    """
+    by_table: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
+    for e in universe.values():
+        for t, (lo, hi) in e.spans.items():
+            by_table.setdefault((e.game, t), []).append((lo, hi, e.sha))
+
+    def touched(game: str, spans: dict, skip: str | None) -> set[str]:
+        """Files whose rounds' previous round may change when rounds of ``spans`` appear or
+        disappear: those overlapping the span, and the next one after it."""
+        out: set[str] = set()
+        for t, (a, b) in spans.items():
+            rows = [r for r in by_table.get((game, t), []) if r[2] != skip]
+            out.update(s for lo, hi, s in rows if lo <= b and hi >= a)
+            later = [lo for lo, _, _ in rows if lo > b]
+            if later:
+                first = min(later)
+                out.update(s for lo, _, s in rows if lo == first)
+        return out
+
+    auth = set(fresh)
+    for sha in fresh:
+        e = universe[sha]
+        auth |= touched(e.game, e.spans, sha)
+    for game, spans in gone:
+        auth |= touched(game, spans, None)
+
+    tasks = []
+    for game in sorted({universe[s].game for s in auth}):
+        mine = sorted((universe[s] for s in auth if universe[s].game == game), key=lambda e: (_start(e), e.path))
+        for i in range(0, len(mine), max(chunk, 1)):
+            group = mine[i:i + max(chunk, 1)]
+            names = {e.sha for e in group}
+            context: set[str] = set()
+            for e in group:
+                for t, (a, b) in e.spans.items():
+                    rows = [r for r in by_table.get((game, t), []) if r[2] != e.sha]
+                    context.update(s for lo, hi, s in rows if lo <= b and hi >= a)
+                    before = [hi for _, hi, _ in rows if hi < a]
+                    if before:
+                        last = max(before)
+                        context.update(s for _, hi, s in rows if hi == last)
+            context -= names
+            tasks.append((game, [e.path for e in group], sorted(universe[s].path for s in context)))
+    return auth, tasks
+
+
+# --- executors ----------------------------------------------------------------------------
+
+class _InProcess:
+    name = "in-process"
+
+    def map(self, fn, items):
+        return [fn(i) for i in items]
+
+    def close(self):
+        pass
+
+
+class _Processes:
+    def __init__(self, workers: int):
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.pool = ProcessPoolExecutor(max_workers=workers)
+        self.name = f"processes:{workers}"
+
+    def map(self, fn, items):
+        return list(self.pool.map(fn, items))
+
+    def close(self):
+        self.pool.shutdown(cancel_futures=True)
+
+
+def make_executor(workers: int, scheduler: str | None, lang: str):
+    if scheduler:
+        from .distributed import DaskExecutor
+
+        return DaskExecutor(scheduler, lang)
+    if workers < 1:
+        raise BatchError(_t("batch.bad_workers", lang, value=workers))
+    return _InProcess() if workers == 1 else _Processes(workers)
+
+
+def _t(key: str, lang: str, **params) -> str:
+    from ..i18n import t
+
+    return t(key, lang, **params)
+
+
+# --- the run ------------------------------------------------------------------------------
+
+def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -> BatchOutcome:
+    from ..engine import discover
+    from ..profiles import ProfileError, load_profiles
+    from .ledger import Ledger, LedgerError
+    from .spans import scan, sha256_of
+    from .waivers import WaiverError, load_waivers
+
+    lang = opts.lang
+    try:
+        waivers = load_waivers(opts.waivers)
+    except WaiverError as exc:
+        raise BatchError(_t("batch.waiver_error", lang, error=exc)) from None
+    try:
+        profiles = tuple(load_profiles(opts.profiles or []))
+    except ProfileError as exc:
+        raise BatchError(_t("cli.profile_error", lang, error=exc)) from None
+    db_path = opts.db or (opts.out / "audit.db")
+    try:
+        ledger = Ledger(db_path)
+    except LedgerError as exc:
+        raise BatchError(_t("batch.ledger_error", lang, error=exc)) from None
+    today = opts.today or datetime.now().astimezone().date()
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+    with ledger:
+        files = sorted({str(Path(p).resolve()) for p in discover(opts.paths)})
+        known = ledger.files()
+        spans_db = ledger.spans()
+        old_paths = ledger.path_hashes()
+
+        # 1. Content hash of every file; which are new (or failed before: retried).
+        failed: dict[str, str] = {}
+        present: dict[str, str] = {}      # path -> sha
+        for path in files:
+            try:
+                present[path] = sha256_of(Path(path))
+            except OSError as exc:
+                failed[path] = _t("input.unreadable", lang, error=exc.strerror or str(exc))
+        first_path: dict[str, str] = {}
+        for path, sha in sorted(present.items()):
+            first_path.setdefault(sha, path)
+        live_ok = {s for s, f in known.items() if f["status"] == "ok" and f["live"]}
+        fresh_shas = sorted(s for s in first_path if s not in live_ok)
+        present_shas = set(first_path)
+        superseded = sorted({old for p, old in old_paths.items() if p in present and present[p] != old
+                             and old not in present_shas and old in known and known[old]["live"]})
+        gone = [(known[s]["game"], spans_db.get(s, {})) for s in superseded if known[s]["game"]]
+
+        with _executor(opts, lang) as ex:
+            # 2. A first look at the new contents: game and per-table spans.
+            scans = {sc.sha256 or sc.path: sc for sc in ex.map(scan, [first_path[s] for s in fresh_shas])}
+            universe: dict[str, _Entry] = {}
+            for sha in live_ok & present_shas:
+                if known[sha]["game"]:
+                    universe[sha] = _Entry(sha, first_path[sha], known[sha]["game"], spans_db.get(sha, {}))
+            singles: list[str] = []
+            fresh: set[str] = set()
+            for sha in fresh_shas:
+                sc = scans.get(sha)
+                if sc is None or sc.game is None:
+                    singles.append(first_path[sha])   # the audit tells why (or audits it)
+                    continue
+                universe[sha] = _Entry(sha, first_path[sha], sc.game, sc.spans)
+                fresh.add(sha)
+            auth, planned = plan_tasks(universe, fresh, gone, opts.chunk)
+            tasks = [Task(game, tuple(a), tuple(c), profiles, lang) for game, a, c in planned]
+            tasks += [Task(None, (p,), (), profiles, lang) for p in singles]
+            say(_t("batch.planned", lang, files=len(files), new=len(fresh_shas),
+                   audit=sum(len(t.files) for t in tasks), tasks=len(tasks)))
+
+            # 3. The audit.
+            t0 = time.perf_counter()
+            results = ex.map(audit_task, tasks)
+            audit_seconds = time.perf_counter() - t0
+
+        # 4. What each authoritative content now holds.
+        sha_of = {p: s for p, s in present.items()}
+        audited: dict[str, list[dict]] = {}
+        file_rows: list[dict] = []
+        spans_out: dict[str, dict] = {}
+        pieces = []
+        for task, res in zip(tasks, results):
+            by_path = {i.path: i for i in res["inputs"]}
+            for path in task.files:
+                sha = sha_of[path]
+                item = by_path.get(path)
+                error = item.error if item is not None else _t("batch.not_audited", lang)
+                if error is None and res["context_errors"]:
+                    error = _t("batch.context_error", lang, error="; ".join(res["context_errors"]))
+                if error:
+                    failed[path] = error
+                    file_rows.append({"sha256": sha, "path": path, "game": item.game if item else None,
+                                      "records": 0, "status": "error", "error": error})
+                    continue
+                file_rows.append({"sha256": sha, "path": path, "game": item.game, "records": item.records_read,
+                                  "status": "ok", "error": None})
+                audited[sha] = []
+                sc = scans.get(sha)
+                if sha in universe:
+                    spans_out[sha] = universe[sha].spans
+                elif sc is not None:
+                    spans_out[sha] = sc.spans
+            pieces.append((task, res))
+        failed_paths = {p for p in failed}
+        records = _records(pieces, failed_paths)
+        for rec in records:
+            sha = sha_of.get(rec["file"])
+            if sha in audited:
+                audited[sha].append(rec)
+        for sha in audited:
+            audited[sha] = _dedupe(audited[sha])
+
+        run_id = ledger.next_run_id()
+        run_dir = opts.out / "runs" / f"{run_id:04d}"
+        run = {"run_id": run_id, "started_at": started, "inputs": "\n".join(str(p) for p in opts.paths),
+               "executor": ex.name, "files_seen": len(files),
+               "files_audited": sum(1 for r in file_rows if r["status"] == "ok"), "files_failed": len(failed),
+               "report_dir": str(Path("runs") / f"{run_id:04d}")}
+
+        def waive(recs: dict[str, dict]) -> dict[str, str]:
+            from .waivers import match_waiver
+
+            out = {}
+            for fp, rec in recs.items():
+                w = match_waiver(waivers, rec["code"], rec["table_id"], _lima_day(rec.get("started_at")), today)
+                if w is not None:
+                    out[fp] = w.id
+            return out
+
+        def write_reports(state: dict) -> dict:
+            new_unwaived = [fp for fp in state["new"] if fp not in state["waived"]]
+            code = EXIT_PARTIAL if failed else EXIT_NEW if new_unwaived else EXIT_OK
+            from .report import write_run
+
+            write_run(run_dir, run_id=run_id, lang=lang, pieces=pieces, failed_paths=failed_paths,
+                      failed=failed, state=state, waivers=waivers, ledger=ledger, profiles=list(profiles),
+                      exit_code=code, today=today)
+            return {"exit_code": code, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+        try:
+            state = ledger.commit_run(run, files=file_rows, paths={p: s for p, s in present.items()},
+                                      spans=spans_out, superseded=superseded, audited=audited, waive=waive,
+                                      before_commit=write_reports)
+        except LedgerError as exc:
+            raise BatchError(_t("batch.ledger_error", lang, error=exc)) from None
+        from .report import write_index
+
+        index = write_index(opts.out, ledger, lang)
+        row = ledger.run(run_id)
+
+    return BatchOutcome(run_id=run_id, exit_code=row["exit_code"], files_seen=len(files),
+                        audited=sorted(r["path"] for r in file_rows if r["status"] == "ok"),
+                        failed=sorted(failed.items()), new=row["new"], open=row["open"],
+                        resolved=row["resolved"], waived=row["waived"], repeated=row["repeated"],
+                        report_dir=run_dir, index=index, audit_seconds=audit_seconds)
+
+
+class _executor:
+    def __init__(self, opts: BatchOptions, lang: str):
+        self.ex = make_executor(opts.workers, opts.scheduler, lang)
+
+    def __enter__(self):
+        return self.ex
+
+    def __exit__(self, *exc):
+        self.ex.close()
+
+
+def _lima_day(started_at: str | None) -> date | None:
+    if not started_at:
+        return None
+    try:
+        return datetime.fromisoformat(started_at).date()  # the engine writes Lima times
+    except ValueError:
+        return None
+
+
+def _records(pieces, failed_paths: set[str]) -> list[dict]:
+    """JSON finding records (with fingerprint) of every authoritative, audited file."""
+    import pandas as pd
+
+    from ..reporting.json_report import finding_records
+    from .ledger import fingerprint
+
+    frames = [res["findings"] for task, res in pieces if len(res["findings"])]
+    if not frames:
+        return []
+    df = pd.concat(frames, ignore_index=True)
+    df = df[~df["file"].astype(str).isin(failed_paths)]
+    out = []
+    for rec in finding_records(df):
+        rec["fingerprint"] = fingerprint(rec["game"], rec["code"], rec["table_id"], rec["round_id"],
+                                         rec["seat"], rec["hand"])
+        out.append(rec)
+    return out
+
+
+def _dedupe(recs: list[dict]) -> list[dict]:
+    seen: dict[str, dict] = {}
+    for rec in sorted(recs, key=lambda r: (r["fingerprint"], r.get("line") or 0)):
+        seen.setdefault(rec["fingerprint"], rec)
+    return [seen[k] for k in sorted(seen)]

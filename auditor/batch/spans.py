@@ -1,0 +1,107 @@
+"""A light first look at a log file: its content hash, its game and, per table, the time of
+its first and last round. The batch planner uses it to choose which earlier files a new
+file must be audited with (rules that compare a round with the table's previous round).
+
+It reads only the header and the ``table_id``/``started_at`` columns; anything it cannot
+read is left to the audit itself, which reports the reason.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["FileScan", "scan", "sha256_of"]
+
+
+@dataclass(frozen=True)
+class FileScan:
+    path: str
+    sha256: str
+    game: str | None = None
+    # table_id -> (first started_at, last started_at) in UTC nanoseconds
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    error: str | None = None
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _detect(columns) -> str | None:
+    from ..logs.schema import ROUND_MODELS, columns_of
+
+    cols = set(columns)
+    found = [g for g in ROUND_MODELS if {c.name for c in columns_of(g) if c.required} <= cols]
+    return found[0] if len(found) == 1 else None
+
+
+def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
+    name = path.name.lower()
+    if name.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        columns = pq.read_schema(path).names
+        use = [c for c in ("table_id", "started_at") if c in columns]
+        return columns, pq.read_table(path, columns=use).to_pandas().astype(str)
+    if name.endswith((".jsonl", ".jsonl.gz")):
+        data = path.read_bytes()
+        if name.endswith(".gz"):
+            data = gzip.decompress(data)
+        columns: set[str] = set()
+        rows = []
+        for line in data.decode("utf-8-sig").splitlines():
+            if not line.strip():
+                continue
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(doc, dict):
+                continue
+            if not columns:
+                columns.update(k for k in doc if k != "hands")
+                hands = doc.get("hands")
+                if isinstance(hands, list) and hands and isinstance(hands[0], dict):
+                    columns.update(hands[0])
+            rows.append((str(doc.get("table_id", "")), str(doc.get("started_at", ""))))
+        return sorted(columns), pd.DataFrame(rows, columns=["table_id", "started_at"])
+    head = pd.read_csv(path, nrows=0, dtype=str, compression="infer")
+    columns = [c.strip() for c in head.columns]
+    use = [c for c in head.columns if c.strip() in ("table_id", "started_at")]
+    frame = pd.read_csv(path, usecols=use, dtype=str, keep_default_na=False, compression="infer")
+    frame.columns = [c.strip() for c in frame.columns]
+    return columns, frame
+
+
+def scan(path: str) -> FileScan:
+    """Hash, game and per-table time span of one file (never raises)."""
+    p = Path(path)
+    try:
+        digest = sha256_of(p)
+    except OSError as exc:
+        return FileScan(path=str(path), sha256="", error=exc.strerror or str(exc))
+    try:
+        columns, frame = _read(p)
+    except Exception as exc:  # the audit reports the real reason
+        return FileScan(path=str(path), sha256=digest, error=f"{type(exc).__name__}: {exc}"[:200])
+    game = _detect(columns)
+    spans: dict[str, tuple[int, int]] = {}
+    if "table_id" in frame and "started_at" in frame and len(frame):
+        times = pd.to_datetime(frame["started_at"].str.strip(), utc=True, errors="coerce", format="ISO8601")
+        ok = times.notna() & (frame["table_id"].str.strip() != "")
+        if ok.any():
+            ns = pd.Series(times[ok].array.asi8, index=frame.index[ok])
+            grouped = ns.groupby(frame["table_id"].str.strip()[ok])
+            lo, hi = grouped.min(), grouped.max()
+            spans = {str(t): (int(lo[t]), int(hi[t])) for t in sorted(lo.index)}
+    return FileScan(path=str(path), sha256=digest, game=game, spans=spans)

@@ -1,0 +1,299 @@
+"""Scheduled batch audits (auditor.batch): incremental by content hash, cross-file rules,
+history, waivers, exit codes, crash safety and the Dask fan-out. Small simulated Triple
+Shot daily logs (a few hundred rounds each)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from auditor.batch import BatchError, BatchOptions, run_batch
+from auditor.batch.ledger import Ledger
+from auditor.cli import app
+from auditor.engine import audit
+from auditor.profiles import load_profiles
+from auditor.simulate import run
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILES = ROOT / "profiles"
+GAME = "triple-shot"
+DAY0 = date(2026, 11, 1)
+
+
+def day_log(folder: Path, n: int, *, rounds: int = 240, faults: float = 0.05) -> Path:
+    """Day ``n`` (0-based) of Triple Shot in ``folder/YYYYMMDD/triple-shot.csv``; round ids
+    carry the day so that days never collide."""
+    day = DAY0 + timedelta(days=n)
+    path = folder / f"{day:%Y%m%d}" / "triple-shot.csv"
+    run(GAME, rounds=rounds, seed=100 + n, faults=faults, out=path, start=day)
+    path.with_name("triple-shot.truth.csv").unlink()
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df["round_id"] = df["table_id"] + f"-{day:%Y%m%d}-" + df["round_id"].str.rsplit("-", n=1).str[-1]
+    df.to_csv(path, index=False)
+    return path
+
+
+def batch(tmp: Path, logs, name: str = "out", **kw):
+    opts = BatchOptions(paths=[Path(p) for p in (logs if isinstance(logs, list) else [logs])], out=tmp / name,
+                        profiles=[PROFILES], **kw)
+    return run_batch(opts)
+
+
+def open_findings(db: Path) -> set[tuple]:
+    with Ledger(db) as ledger:
+        recs = ledger.records(ledger.open_fingerprints())
+    return {(r["table_id"], r["round_id"], r["code"], r["seat"], r["hand"]) for r in recs.values()}
+
+
+def full_audit(files) -> set[tuple]:
+    f = audit(files, profiles=load_profiles([PROFILES])).findings
+    return {(r.table_id, r.round_id, r.code, None if pd.isna(r.seat) else int(r.seat),
+             None if pd.isna(r.hand) else int(r.hand)) for r in f.itertuples()}
+
+
+def dump(db: Path) -> dict:
+    with Ledger(db) as ledger:
+        return ledger.dump()
+
+
+def test_second_run_audits_nothing_and_a_new_file_only_itself(tmp_path):
+    logs = tmp_path / "logs"
+    days = [day_log(logs, n) for n in range(3)]
+    first = batch(tmp_path, logs)
+    assert first.exit_code == 1 and first.new > 0
+    assert first.audited == sorted(str(p.resolve()) for p in days)
+    second = batch(tmp_path, logs)
+    assert (second.exit_code, second.audited, second.new, second.resolved) == (0, [], 0, 0)
+    assert second.open == first.new
+    # A later day: only that file is audited (the day before is read as context only).
+    days.append(day_log(logs, 3))
+    third = batch(tmp_path, logs)
+    assert third.audited == [str(days[3].resolve())]
+    # The ledger holds exactly what one audit of everything finds, each finding once.
+    db = tmp_path / "out" / "audit.db"
+    assert open_findings(db) == full_audit(days)
+    with Ledger(db) as ledger:
+        fps = [r[0] for r in ledger.db.execute("SELECT fingerprint FROM findings")]
+        assert len(fps) == len(set(fps)) == len(full_audit(days))
+    assert (tmp_path / "out" / "index.html").read_text().count("batch.html") == 3
+    for n in (1, 2, 3):
+        run_dir = tmp_path / "out" / "runs" / f"{n:04d}"
+        assert {p.name for p in run_dir.iterdir()} == {"audit-report.html", "audit-report.json", "batch.html",
+                                                       "batch.json"}
+
+
+def test_a_late_day_reaudits_its_dependant_and_counts_findings_once(tmp_path):
+    logs = tmp_path / "logs"
+    d0, d2 = day_log(logs, 0), day_log(logs, 2)
+    batch(tmp_path, logs)
+    d1 = day_log(logs, 1)  # arrives late, between the two
+    late = batch(tmp_path, logs)
+    # Day 2's first rounds now follow day 1's last ones: re-audited, recorded once.
+    assert late.audited == sorted([str(d1.resolve()), str(d2.resolve())])
+    db = tmp_path / "out" / "audit.db"
+    assert open_findings(db) == full_audit([d0, d1, d2])
+    assert batch(tmp_path, logs).audited == []
+
+
+def _deck_repeated_across_days(folder: Path) -> tuple[Path, Path, str]:
+    """Two daily files of Triple Shot where the first round of day 2 at TS-02 uses the deck
+    (id and colour) of that table's last round of day 1."""
+    one, two = day_log(folder, 0, faults=0.0), day_log(folder, 1, faults=0.0)
+    a = pd.read_csv(one, dtype=str, keep_default_na=False)
+    b = pd.read_csv(two, dtype=str, keep_default_na=False)
+    last = a[a["table_id"] == "TS-02"].iloc[-1]
+    t = b["table_id"] == "TS-02"
+    first_round = b.loc[t, "round_id"].iloc[0]
+    rows = t & (b["round_id"] == first_round)
+    # Swap the table's two decks for the whole of day 2, so only its first round repeats.
+    if b.loc[rows, "deck_id"].iloc[0] != last["deck_id"]:
+        decks = b[t].drop_duplicates("deck_id").set_index("deck_id")["deck_color"]
+        (x, cx), (y, cy) = decks.items()
+        swapped = b.loc[t, "deck_id"].map({x: y, y: x})
+        b.loc[t, "deck_color"] = swapped.map({x: cx, y: cy})
+        b.loc[t, "deck_id"] = swapped
+    assert b.loc[rows, "deck_id"].iloc[0] == last["deck_id"]
+    b.to_csv(two, index=False)
+    return one, two, first_round
+
+
+def test_a_deck_repeated_across_two_files_of_a_table_is_found(tmp_path):
+    logs = tmp_path / "logs"
+    one, two, first_round = _deck_repeated_across_days(logs)
+    assert full_audit([one]) == set() and full_audit([two]) == set()
+    # Day 1 alone, then day 2 in the next run: found when day 2 arrives.
+    (tmp_path / "hold").mkdir()
+    two.parent.rename(tmp_path / "hold" / two.parent.name)
+    assert batch(tmp_path, logs).exit_code == 0
+    (tmp_path / "hold" / two.parent.name).rename(two.parent)
+    second = batch(tmp_path, logs)
+    assert second.exit_code == 1 and second.new == 1
+    db = tmp_path / "out" / "audit.db"
+    assert open_findings(db) == {("TS-02", first_round, "TS-TWO-DECKS", None, None)}
+    # And both days in one run.
+    assert batch(tmp_path, logs, name="together").new == 1
+    assert open_findings(tmp_path / "together" / "audit.db") == open_findings(db)
+
+
+def test_history_resolved_repeated_and_diff(tmp_path):
+    logs = tmp_path / "logs"
+    one, two, first_round = _deck_repeated_across_days(logs)
+    original = two.read_bytes()
+    batch(tmp_path, logs)                                       # run 1: the finding is new
+    fixed = pd.read_csv(two, dtype=str, keep_default_na=False)
+    fixed = fixed[~((fixed["table_id"] == "TS-02") & (fixed["round_id"] == first_round))]
+    fixed.to_csv(two, index=False)                              # corrected export replaces day 2
+    r2 = batch(tmp_path, logs)
+    assert (r2.new, r2.resolved, r2.exit_code) == (0, 1, 0)
+    two.write_bytes(original)                                   # the faulty export comes back
+    r3 = batch(tmp_path, logs)
+    assert (r3.new, r3.repeated, r3.exit_code) == (1, 1, 1)
+    db = tmp_path / "out" / "audit.db"
+    cli = CliRunner()
+    res = cli.invoke(app, ["history", "--db", str(db), "--lang", "en"])
+    assert res.exit_code == 0 and len(res.stdout.strip().splitlines()) == 4
+    res = cli.invoke(app, ["diff", "1", "2", "--db", str(db), "--lang", "en"])
+    assert res.exit_code == 0
+    assert "1 resolved" in res.stdout and "0 new" in res.stdout and first_round in res.stdout
+    res = cli.invoke(app, ["diff", "2", "3", "--db", str(db), "--lang", "en"])
+    assert "1 new" in res.stdout
+    assert cli.invoke(app, ["diff", "1", "9", "--db", str(db)]).exit_code == 2
+    batch_json = (tmp_path / "out" / "runs" / "0003" / "batch.json").read_text()
+    assert '"repeated": true' in batch_json
+
+
+WAIVERS = """
+[[waiver]]
+id = "W-1"
+code = "TS-TWO-DECKS"
+tables = ["TS-02"]
+from = 2026-11-01
+until = 2026-11-30
+justification = "Mesa con una sola baraja autorizada <temporal>"
+approver = "Cumplimiento"
+expires = {expires}
+"""
+
+
+def test_waivers_active_expired_and_refused(tmp_path):
+    logs = tmp_path / "logs"
+    _, _, first_round = _deck_repeated_across_days(logs)
+    active = tmp_path / "active.toml"
+    active.write_text(WAIVERS.format(expires="2027-01-31"))
+    r = batch(tmp_path, logs, name="a", waivers=active, today=date(2026, 12, 15))
+    assert (r.new, r.waived, r.exit_code) == (1, 1, 0)        # shown, waived, not alarming
+    page = (tmp_path / "a" / "runs" / "0001" / "batch.html").read_text()
+    assert "W-1" in page and "&lt;temporal&gt;" in page and "<temporal>" not in page
+    report = (tmp_path / "a" / "runs" / "0001" / "audit-report.json").read_text()
+    assert '"batch_waiver": "W-1: ' in report
+    # Expired on the run's day: no longer applies.
+    r = batch(tmp_path, logs, name="b", waivers=active, today=date(2027, 2, 1))
+    assert (r.new, r.waived, r.exit_code) == (1, 0, 1)
+    # A waiver without an approver (or a blank justification) is refused: exit 2.
+    refused = tmp_path / "refused.toml"
+    refused.write_text(WAIVERS.format(expires="2027-01-31").replace('approver = "Cumplimiento"\n', ""))
+    with pytest.raises(BatchError, match="approver"):
+        batch(tmp_path, logs, name="c", waivers=refused)
+    blank = tmp_path / "blank.toml"
+    blank.write_text(WAIVERS.format(expires="2027-01-31").replace("Mesa con una sola baraja autorizada <temporal>",
+                                                                  "  "))
+    res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(tmp_path / "d"), "--waivers", str(blank)])
+    assert res.exit_code == 2 and "justification" in res.stderr
+    assert not (tmp_path / "d" / "audit.db").exists() or dump(tmp_path / "d" / "audit.db")["runs"] == []
+
+
+def test_exit_codes_and_partial_runs(tmp_path):
+    logs = tmp_path / "logs"
+    day_log(logs, 0)
+    broken = logs / "<b>broken.csv"
+    broken.write_text("nothing,useful\n1,2\n")
+    cli = CliRunner()
+    out = tmp_path / "out"
+    res = cli.invoke(app, ["batch", str(logs), "--out", str(out), "--profile", str(PROFILES), "--lang", "en"])
+    assert res.exit_code == 3, res.stderr
+    assert "broken.csv" in res.stderr and "not audited" in res.stderr
+    page = (out / "runs" / "0001" / "batch.html").read_text()
+    assert "&lt;b&gt;broken.csv" in page and "<b>broken" not in page
+    broken.unlink()
+    res = cli.invoke(app, ["batch", str(logs), "--out", str(out), "--profile", str(PROFILES)])
+    assert res.exit_code == 0
+    assert cli.invoke(app, ["batch", str(logs), "--out", str(out), "--workers", "0"]).exit_code == 2
+    index = (out / "index.html").read_text()
+    assert "runs/0001/batch.html" in index and "runs/0002/batch.html" in index
+
+
+def test_local_processes_give_the_same_ledger(tmp_path):
+    logs = tmp_path / "logs"
+    for n in range(6):
+        day_log(logs, n, rounds=150)
+    batch(tmp_path, logs, name="one", chunk=2)
+    batch(tmp_path, logs, name="two", chunk=2, workers=2)
+    assert dump(tmp_path / "one" / "audit.db") == dump(tmp_path / "two" / "audit.db")
+
+
+def test_dask_local_cluster_gives_the_same_ledger(tmp_path):
+    distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed "
+                                                                 "(pip install casino-auditor[dask])")
+    logs = tmp_path / "logs"
+    for n in range(4):
+        day_log(logs, n, rounds=150)
+    local = batch(tmp_path, logs, name="local", chunk=2)
+    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        remote = batch(tmp_path, logs, name="dask", chunk=2, scheduler=cluster.scheduler_address)
+    assert (remote.new, remote.audited) == (local.new, local.audited)
+    assert dump(tmp_path / "local" / "audit.db") == dump(tmp_path / "dask" / "audit.db")
+    a = (tmp_path / "local" / "runs" / "0001" / "batch.json").read_text()
+    b = (tmp_path / "dask" / "runs" / "0001" / "batch.json").read_text()
+    assert a == b
+
+
+def _cli_batch(logs: Path, out: Path, env: dict | None = None) -> subprocess.Popen:
+    cmd = [sys.executable, "-c", "from auditor.cli import app; app(prog_name='auditor')", "batch", str(logs), "--out", str(out),
+           "--profile", str(PROFILES)]
+    return subprocess.Popen(cmd, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_a_batch_killed_while_writing_and_rerun_loses_and_doubles_nothing(tmp_path):
+    logs = tmp_path / "logs"
+    for n in range(2):
+        day_log(logs, n, rounds=150)
+    ref, victim = tmp_path / "ref", tmp_path / "victim"
+    for out in (ref, victim):
+        assert _cli_batch(logs, out).wait(60) == 1
+    for n in range(2, 6):
+        day_log(logs, n, rounds=150)
+    assert _cli_batch(logs, ref).wait(60) == 1
+    # The victim is killed inside its run's transaction (the hook sleeps between writes).
+    proc = _cli_batch(logs, victim, {"AUDITOR_BATCH_PAUSE": "0.2"})
+    deadline = time.time() + 60
+    for line in proc.stderr:
+        if "ledger: writing" in line or time.time() > deadline:
+            break
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
+    assert len(dump(victim / "audit.db")["runs"]) == 1           # the killed run left nothing
+    assert _cli_batch(logs, victim).wait(60) == 1
+    assert dump(victim / "audit.db") == dump(ref / "audit.db")
+    assert sorted(p.name for p in (victim / "runs").iterdir()) == ["0001", "0002"]
+
+
+def test_scheduler_without_dask_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # import fails as if not installed
+    logs = tmp_path / "logs"
+    day_log(logs, 0, rounds=60)
+    res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(tmp_path / "out"),
+                                   "--scheduler", "tcp://127.0.0.1:1", "--lang", "en"])
+    assert res.exit_code == 2 and "casino-auditor[dask]" in res.stderr
