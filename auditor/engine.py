@@ -28,8 +28,9 @@ from .registry import GAMES, plugin
 __all__ = ["AuditResult", "audit", "discover", "SCHEMA_VERSION", "FINDING_COLUMNS"]
 
 SCHEMA_VERSION = "1.0"
-# Rows per chunk: about 0.3 GB of working memory for a Black Jack log; small logs are one chunk.
-CHUNK_ROWS = 600_000
+# Rows per chunk: a Black Jack chunk of 200,000 hand rows needs about 0.5 GB while it is
+# audited; a log of that size or less is audited in one pass.
+CHUNK_ROWS = 200_000
 FINDING_COLUMNS = ["code", "game", "directive", "article", "source", "severity", "table_id", "round_id",
                    "seat", "hand", "started_at", "dealer_id", "message", "expected", "observed", "impact",
                    "evidence", "file", "line"]
@@ -93,8 +94,9 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         run = _GameRun(g, profiles, lang)
         srcs = sorted(sources.get(g, []), key=_source_order)
         errors: dict[str, str] = {}
-        for chunk in _chunks(srcs, chunk_rows, errors, lang, progress):
-            run.add(chunk)
+        chunks = _chunks(srcs, chunk_rows, errors, lang, progress)
+        for _ in iter(lambda: run.add_next(chunks), False):
+            pass
         outcome = run.finish([r for s in srcs for r in s.record_rejects])
         rules.extend(outcome["rules"])
         findings.append(outcome["findings"])
@@ -138,16 +140,24 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
         if progress:
             progress(str(src.path))
         try:
-            for batch in src.batches(min(chunk_rows, BATCH_ROWS)):
+            for batch in src.batches(max(1_000, min(chunk_rows // 4, BATCH_ROWS))):
                 pending.append(batch)
                 size += len(batch)
                 if size >= chunk_rows:
-                    yield pd.concat(pending, ignore_index=True)
-                    pending, size = [], 0
+                    size = 0
+                    yield _drain(pending)
         except InputError as exc:
             errors[str(src.path)] = t(exc.key, lang, **exc.params)
     if pending or size == 0:
-        yield pd.concat(pending, ignore_index=True) if pending else None
+        yield _drain(pending) if pending else None
+
+
+def _drain(pending: list[pd.DataFrame]) -> pd.DataFrame:
+    """One frame of the pending batches, which are released (memory is bounded by one
+    chunk, not two)."""
+    frame = pd.concat(pending, ignore_index=True)
+    pending.clear()
+    return frame
 
 
 def _empty_rejects() -> pd.DataFrame:
@@ -200,11 +210,23 @@ class _GameRun:
         self.previous: pd.DataFrame | None = None
         self.per_profile: dict[str, CheckResult] = {}
 
+    def add_next(self, chunks) -> bool:
+        """Audit the next chunk; False when there is none. The chunk is referenced only
+        here, so its strings are freed as soon as they are typed."""
+        try:
+            self.add(next(chunks))
+        except StopIteration:
+            return False
+        return True
+
     def add(self, frame: pd.DataFrame | None) -> None:
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)
         table, rejects = type_rows(frame, game, p.letters)
+        card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], len(frame))
+        card_text = _card_text(frame, table, card_rows)
+        del frame
         df = table.df
         n = len(df)
         _add_round_keys(df)
@@ -213,11 +235,10 @@ class _GameRun:
         # unreadable card is not also reported for having "too few cards".
         parsed = ~_row_mask(rejects, n)
         problems = p.validate(table) + _round_consistency(table, game)
-        problems.append((self._seen_before(frame), "round_id", "reject.round_repeated"))
+        problems.append((self._seen_before(df), "round_id", "reject.round_repeated"))
         problems = [(mask & parsed, f, r) for mask, f, r in problems]
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, n)
-        card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], n)
 
         # A round is audited whole or not at all: its other rows are rejected too, each
         # naming the first line that caused it.
@@ -233,10 +254,9 @@ class _GameRun:
             self.rejected_records[file] = self.rejected_records.get(file, 0) + count
         self.rejects.append(rejects)
 
-        card_faults = _card_faults(df, frame, table, card_rows)
-        keep = ~in_bad_round
-        accepted = _sorted(HandTable(df=df[keep].reset_index(drop=True),
-                                     matrices={k: _take(m, keep) for k, m in table.matrices.items()}))
+        card_faults = _card_faults(df, card_text, card_rows)
+        accepted = _select(table, np.flatnonzero(~in_bad_round))
+        del table, df
         ctx = p.context(accepted, self.profiles, card_faults, self.previous)
         for rule in p.spec.rule:
             try:
@@ -274,7 +294,7 @@ class _GameRun:
         if not len(frame):
             return np.zeros(0, bool)
         keys = (pd.util.hash_array(frame["table_id"].to_numpy(dtype=object)) * np.uint64(1_000_003)
-                ^ pd.util.hash_array(frame["round_id"].to_numpy(dtype=object)))
+                ^ pd.util.hash_array(frame["round_id"].to_numpy(dtype=object))) if len(frame) else None
         again = np.isin(keys, self.seen)
         self.seen = np.union1d(self.seen, keys)
         return again
@@ -372,28 +392,34 @@ def _take(m, mask):
     return CardMatrix(cards=m.cards[mask], count=m.count[mask], bad=m.bad[mask])
 
 
-def _sorted(table: HandTable) -> HandTable:
+def _select(table: HandTable, rows: np.ndarray) -> HandTable:
+    """The given rows, in the audit's deterministic order: table, time, round, seat, hand
+    (one gather for the frame and each matrix)."""
     df = table.df
-    if not len(df):
-        return table
-    # Deterministic order: table, time, round, seat, hand (lexsort's last key is primary).
-    order = np.lexsort([df[c].to_numpy() for c in ("hand", "seat") if c in df]
-                       + [df["_rcode"].to_numpy(), df["started_at"].array.asi8, df["_tcode"].to_numpy()])
-    return HandTable(df=df.iloc[order].reset_index(drop=True),
+    keys = [df[c].to_numpy()[rows] for c in ("hand", "seat") if c in df]
+    keys += [df["_rcode"].to_numpy()[rows], df["started_at"].array.asi8[rows], df["_tcode"].to_numpy()[rows]]
+    order = rows[np.lexsort(keys)] if len(rows) else rows
+    return HandTable(df=df.take(order).reset_index(drop=True),
                      matrices={k: _take(m, order) for k, m in table.matrices.items()})
 
 
-def _card_faults(df, raw: pd.DataFrame, table, card_rows) -> pd.DataFrame:
+def _card_text(raw: pd.DataFrame, table: HandTable, card_rows: np.ndarray) -> tuple[list[str], list[str]]:
+    """(field, text) of the first unreadable card field of each row with one."""
+    idx = np.flatnonzero(card_rows)
+    names = [name for name, m in table.matrices.items() if name != "actions"]
+    if not len(idx):
+        return [], []
+    which = np.stack([table.matrices[name].bad[idx] for name in names], axis=1).argmax(axis=1)
+    return [names[w] for w in which], [str(raw[names[w]].iloc[i])[:80] for w, i in zip(which, idx)]
+
+
+def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataFrame:
     """One row per round that holds a card outside the deck, with the field and its text."""
     cols = ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "field", "text"]
     if not card_rows.any():
         return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
-    idx = np.flatnonzero(card_rows)
-    faults = df.iloc[idx][["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "_rkey"]].copy()
-    names = [name for name, m in table.matrices.items() if name != "actions"]
-    which = np.stack([table.matrices[name].bad[idx] for name in names], axis=1).argmax(axis=1)
-    faults["field"] = [names[i] for i in which]
-    faults["text"] = [str(raw[names[w]].iloc[i])[:80] for w, i in zip(which, idx)]
+    faults = df.loc[card_rows, ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "_rkey"]].copy()
+    faults["field"], faults["text"] = card_text
     return faults.drop_duplicates("_rkey").drop(columns="_rkey").reset_index(drop=True)
 
 

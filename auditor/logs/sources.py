@@ -68,7 +68,7 @@ class Source:
             if name not in frame.columns:
                 frame[name] = ""
         out = frame[expected + ["_line", "_record"]]
-        out.insert(0, "_file", str(self.path))
+        out.insert(0, "_file", pd.Categorical.from_codes(np.zeros(len(out), np.int8), [str(self.path)]))
         return out
 
     # --- readers ----------------------------------------------------------------------
