@@ -318,6 +318,8 @@ def simulate(
     faults: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of rounds with a planted fault.")] = 0.0,
     start: Annotated[Optional[datetime], typer.Option(formats=["%Y-%m-%d"],
                                                       help="Day of the first round (round ids carry it).")] = None,
+    continue_from: Annotated[Optional[Path], typer.Option(help="Earlier CSV log whose tables this one continues "
+                                                          "(Triple Shot deck sequence).")] = None,
 ) -> None:
     """Write a simulated round log (with planted faults and their truth file)."""
     _check_game(game, "es")
@@ -327,7 +329,7 @@ def simulate(
         _fail(t("cli.simulate_unavailable", "es", error=game))
     try:
         paths = simulator.run(game, rounds=rounds, seed=seed, faults=faults, out=Path(out),
-                              start=start.date() if start else None)
+                              start=start.date() if start else None, continue_from=continue_from)
     except (ValueError, OSError) as exc:
         _fail(t("cli.simulate_failed", "es", error=exc))
     for path in paths:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .checks.base import CheckResult, cents_from_scaled
+from .checks.base import CheckResult, cents_from_scaled, round_index
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
 from .logs.ingest import HandTable, InputError, collect_rejects, type_rows
@@ -48,6 +48,7 @@ class AuditResult:
     lang: str
     period: tuple[str | None, str | None] = (None, None)
     totals: dict = field(default_factory=dict)
+    tables: dict[str, int] = field(default_factory=dict)  # rounds audited per table
     tool_version: str = __version__
 
     @property
@@ -89,6 +90,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     rules: list[RuleOutcome] = []
     findings, rejected, firsts, lasts = [], [], [], []
     totals = {"rounds": 0, "hands": 0, "wagered": 0}
+    tables: dict[str, int] = {}
     games = sorted(sources) if game is None else [game]
     for g in games:
         run = _GameRun(g, profiles, lang)
@@ -106,6 +108,8 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
             lasts.append(outcome["last"])
         for k in totals:
             totals[k] += outcome["totals"][k]
+        for table_id, count in outcome["tables"].items():
+            tables[table_id] = tables.get(table_id, 0) + count
         for src in srcs:
             bad = outcome["rejected_records"].get(str(src.path), 0)
             inputs[str(src.path)] = InputSummary(
@@ -117,7 +121,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     period = (_iso(min(firsts)), _iso(max(lasts))) if firsts else (None, None)
     return AuditResult(inputs=[inputs[k] for k in sorted(inputs)], rules=rules, findings=all_findings,
                        rejected=all_rejected, games=games, profiles=list(profiles), lang=lang, period=period,
-                       totals=totals)
+                       totals=totals, tables=dict(sorted(tables.items())))
 
 
 def _failed_input(path: Path, error: str) -> InputSummary:
@@ -209,6 +213,7 @@ class _GameRun:
         self.seen = np.zeros(0, np.uint64)
         self.previous: pd.DataFrame | None = None
         self.per_profile: dict[str, CheckResult] = {}
+        self.tables: dict[str, int] = {}
 
     def add_next(self, chunks) -> bool:
         """Audit the next chunk; False when there is none. The chunk is referenced only
@@ -283,6 +288,9 @@ class _GameRun:
             lo, hi = times.min(), times.max()
             self.first = lo if self.first is None else min(self.first, lo)
             self.last = hi if self.last is None else max(self.last, hi)
+        per_table = accepted.df["table_id"].to_numpy()[round_index(accepted.df)[1]]
+        for table_id, count in pd.Series(per_table).value_counts().items():
+            self.tables[table_id] = self.tables.get(table_id, 0) + int(count)
         self.totals["rounds"] += int(ctx.n_rounds)
         self.totals["hands"] += len(accepted.df)
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
@@ -325,6 +333,7 @@ class _GameRun:
         found = found.sort_values(["table_id", "started_at", "round_id", "seat", "hand", "code"],
                                   kind="stable", na_position="first").reset_index(drop=True)
         return {"rules": rules, "findings": found, "rejected": rejects, "rejected_records": self.rejected_records,
+                "tables": self.tables,
                 "first": self.first, "last": self.last, "totals": self.totals}
 
 

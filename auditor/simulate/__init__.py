@@ -81,11 +81,17 @@ def write_log(frame: pd.DataFrame, out: Path, game: str) -> None:
 
 
 def run(game: str, *, rounds: int, seed: int, faults: float, out: Path,
-        profiles: list[Path] | None = None, start: date | None = None) -> tuple[Path, Path]:
+        profiles: list[Path] | None = None, start: date | None = None,
+        continue_from: Path | None = None) -> tuple[Path, Path]:
     """Simulate ``rounds`` rounds of ``game`` from day ``start``; write the log and
-    ``<stem>.truth.csv``."""
+    ``<stem>.truth.csv``. ``continue_from`` (Triple Shot): an earlier CSV log whose tables
+    this one continues (each table's deck sequence goes on across the two files)."""
     loaded = load_profiles(profiles or [PROFILE_DIR])
     extra = {"start": start} if start else {}
+    if continue_from is not None:
+        if game != "triple-shot":
+            raise ValueError(f"--continue-from is supported for triple-shot only, not {game}")
+        extra["previous"] = pd.read_csv(continue_from, dtype=str, keep_default_na=False)
     frame, truth = SIMULATORS[game](rounds, seed, faults, loaded, **extra)
     write_log(frame, out, game)
     tpath = truth_path(out)

@@ -84,9 +84,10 @@ def _dealer_count(cards: list[int], soft17: bool) -> int:
 
 
 def simulate(rounds: int, seed: int, faults: float, profiles: list,
-             start: date | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+             start: date | None = None, previous: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(log rows, truth rows) for ``rounds`` rounds spread over the sample tables, from
-    noon of day ``start``."""
+    noon of day ``start``. With ``previous`` (an earlier log of the same tables), each table
+    goes on with the other deck than its last round there, as the next day of a real table."""
     rng = random.Random(seed)
     pset = ProfileSet("triple-shot", profiles)
     day = start or date(2026, 11, 1)
@@ -95,6 +96,14 @@ def simulate(rounds: int, seed: int, faults: float, profiles: list,
     for t in TABLES:
         which = pset.assign(pd.Series([t]), pd.Series([pd.Timestamp(start)]))[0]
         tables.append(_Table(rng, t, pset.profiles[which], start))
+    if previous is not None and len(previous):
+        last = (previous.assign(_t=pd.to_datetime(previous["started_at"], utc=True))
+                .sort_values(["table_id", "_t"]).drop_duplicates("table_id", keep="last")
+                .set_index("table_id")["deck_id"])
+        for table in tables:
+            ids = [d for d, _ in table.decks]
+            if last.get(table.id) in ids:
+                table.last = ids.index(last[table.id])
     cols = ("table_id", "round_id", "started_at", "dealer_id", "deck_id", "deck_color", "dealer_cards",
             "dealer_bj_count", "seat", "cards", "actions", "bet_war", "bet_bj", "bet_poker", "double",
             "bonus_bet", "_round", "_bjc")
