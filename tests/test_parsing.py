@@ -1,6 +1,5 @@
 """Card and money fields: every accepted spelling, and what is refused."""
 
-import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -24,7 +24,6 @@ import os
 import sqlite3
 import sys
 import time
-from contextlib import closing
 from pathlib import Path
 
 __all__ = ["Ledger", "fingerprint", "LedgerError"]

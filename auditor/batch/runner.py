@@ -14,9 +14,6 @@ twice.
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -348,7 +345,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             return {"exit_code": code, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
         try:
-            state = ledger.commit_run(run, files=file_rows, paths={p: s for p, s in present.items()},
+            ledger.commit_run(run, files=file_rows, paths={p: s for p, s in present.items()},
                                       spans=spans_out, superseded=superseded, audited=audited, waive=waive,
                                       before_commit=write_reports)
         except LedgerError as exc:

@@ -9,12 +9,13 @@ never stop at a first failure and never loop over rows in Python.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["CheckResult", "Check", "round_index", "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
+__all__ = ["CheckResult", "Check", "GameContext", "card_faults_result", "pay_limit_result", "round_index",
+           "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled"]
 
 
@@ -124,3 +125,43 @@ def group_any(mask: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     out = np.zeros(n_groups, dtype=bool)
     out[group[mask]] = True
     return out
+
+
+class GameContext:
+    """What every game's audit context offers the checks: the hands and rounds frames, the
+    profile parameters per round, and results built over either. A game's Context sets
+    ``hands``, ``rounds``, ``rid``, ``n_rounds``, ``which``, ``profiles``, ``card_faults``
+    and ``previous``, and defines ``hand_evidence`` and ``round_evidence``."""
+
+    def param(self, name: str, *, cents: bool = False, missing=-1) -> np.ndarray:
+        """A profile parameter per round (céntimos for money; ``missing`` where the profile
+        posts none)."""
+        return self.profiles.column(self.which, name, cents=cents, missing=missing)
+
+    def hands_result(self, applies, violates, **kw) -> CheckResult:
+        return CheckResult(frame=self.hands, applies=applies, violates=violates,
+                           evidence=self.hand_evidence, round_index=self.rid, **kw)
+
+    def rounds_result(self, applies, violates, **kw) -> CheckResult:
+        return CheckResult(frame=self.rounds, applies=applies, violates=violates,
+                           evidence=self.round_evidence, round_index=np.arange(self.n_rounds), **kw)
+
+
+def card_faults_result(ctx: GameContext) -> CheckResult:
+    """Rounds holding a card outside the 52-card deck (rejected for every other rule; here
+    they are the findings), checked over every round read."""
+    faults = ctx.card_faults
+    return CheckResult(frame=faults, applies=np.ones(len(faults), bool), violates=np.ones(len(faults), bool),
+                       evidence=lambda idx: {"cards": faults["text"].to_numpy()[idx].tolist(),
+                                             "field": faults["field"].to_numpy()[idx].tolist()},
+                       rounds_checked=ctx.n_rounds + len(faults))
+
+
+def pay_limit_result(ctx: GameContext, paid: np.ndarray) -> CheckResult:
+    """Rounds whose total paid (``paid`` per hand row, summed by round) exceeds the posted
+    payment limit; not applicable where the profile posts no limit."""
+    limit = ctx.param("payment_limit", cents=True)
+    applies = limit >= 0
+    total = group_sum(paid, ctx.rid, ctx.n_rounds)
+    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total,
+                             note="" if applies.any() or not len(applies) else "note.no_limits_posted")

@@ -17,7 +17,7 @@ from ..games import blackjack as bj
 from ..logs.ingest import HandTable
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import CheckResult, round_index, cents_from_scaled, group_any, group_max, group_sum, money_mismatch
+from .base import GameContext, card_faults_result, pay_limit_result, CheckResult, round_index, group_any, group_max, group_sum, money_mismatch
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -70,7 +70,7 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     return out
 
 
-class Context:
+class Context(GameContext):
     """Everything the Pot Luck checks share, computed once over all accepted hands."""
 
     def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
@@ -102,10 +102,6 @@ class Context:
         self.net_insurance = df["net_insurance"].to_numpy()
 
     # --- per-round values broadcast to hands ------------------------------------------
-    def param(self, name: str, *, cents: bool = False, missing=-1) -> np.ndarray:
-        """A profile parameter per round."""
-        return self.profiles.column(self.which, name, cents=cents, missing=missing)
-
     @cached_property
     def up(self) -> np.ndarray:
         return self.dealer[:, 0]
@@ -214,13 +210,6 @@ class Context:
             "shoe_id": self.rounds["shoe_id"].to_numpy()[idx].tolist(),
         }
 
-    def hands_result(self, applies, violates, **kw) -> CheckResult:
-        return CheckResult(frame=self.hands, applies=applies, violates=violates,
-                           evidence=self.hand_evidence, round_index=self.rid, **kw)
-
-    def rounds_result(self, applies, violates, **kw) -> CheckResult:
-        return CheckResult(frame=self.rounds, applies=applies, violates=violates,
-                           evidence=self.round_evidence, round_index=np.arange(self.n_rounds), **kw)
 
 
 # Which rule a wrong main-bet settlement breaks, by how the hand had to be settled.
@@ -252,11 +241,7 @@ def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tu
 def check_cards(ctx: Context) -> CheckResult:
     """Every card of a round is one of the 52 of a deck (jokers and unreadable codes are a
     data finding; such a round is rejected for every other rule)."""
-    faults = ctx.card_faults
-    return CheckResult(frame=faults, applies=np.ones(len(faults), bool), violates=np.ones(len(faults), bool),
-                       evidence=lambda idx: {"cards": faults["text"].to_numpy()[idx].tolist(),
-                                             "field": faults["field"].to_numpy()[idx].tolist()},
-                       rounds_checked=ctx.n_rounds + len(faults))
+    return card_faults_result(ctx)
 
 
 def check_shoe(ctx: Context) -> CheckResult:
@@ -529,20 +514,10 @@ def check_bet_limits(ctx: Context) -> CheckResult:
                             note="" if posted.any() or not len(posted) else "note.no_limits_posted")
 
 
-def round_payout(ctx: Context) -> np.ndarray:
-    """What the table paid out in a round: winnings on main bets and insurance, plus pool
-    payments."""
-    paid = np.maximum(ctx.net_main, 0) + np.maximum(ctx.net_insurance, 0) + ctx.pool_paid
-    return group_sum(paid, ctx.rid, ctx.n_rounds)
-
-
 def check_pay_limit(ctx: Context) -> CheckResult:
     """[PERU] The total paid in a round stays within the posted payment limit."""
-    limit = ctx.param("payment_limit", cents=True)
-    applies = limit >= 0
-    total = round_payout(ctx)
-    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total,
-                             note="" if applies.any() or not len(applies) else "note.no_limits_posted")
+    # Winnings on main bets and insurance, plus the pool handed to winners.
+    return pay_limit_result(ctx, np.maximum(ctx.net_main, 0) + np.maximum(ctx.net_insurance, 0) + ctx.pool_paid)
 
 
 CHECKS = {

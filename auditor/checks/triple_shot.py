@@ -20,7 +20,7 @@ from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import previous_rounds, CheckResult, group_any, group_sum, money_mismatch
+from .base import GameContext, card_faults_result, pay_limit_result, previous_rounds, CheckResult, group_any, group_sum, money_mismatch
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -66,7 +66,7 @@ def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tu
     return violates, reason, tuple(k for _, k in pairs)
 
 
-class Context:
+class Context(GameContext):
     """Everything the Triple Shot checks share, computed once over all accepted hands."""
 
     def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
@@ -99,10 +99,6 @@ class Context:
         # valued as the directive defines it, and no pay rule is checked on it.
         self.ok = (self.count == CARDS) & (self.dcount[self.rid] == CARDS)
         self.dealer_ok = self.dcount == CARDS
-
-    def param(self, name: str, *, cents: bool = False, missing=-1) -> np.ndarray:
-        """A profile parameter per round."""
-        return self.profiles.column(self.which, name, cents=cents, missing=missing)
 
     def per_profile(self, fn) -> np.ndarray:
         """``fn(profile)`` for every profile, stacked and indexed per round."""
@@ -184,13 +180,6 @@ class Context:
             "deck_color": self.rounds["deck_color"].to_numpy()[idx].tolist(),
         }
 
-    def hands_result(self, applies, violates, **kw) -> CheckResult:
-        return CheckResult(frame=self.hands, applies=applies, violates=violates,
-                           evidence=self.hand_evidence, round_index=self.rid, **kw)
-
-    def rounds_result(self, applies, violates, **kw) -> CheckResult:
-        return CheckResult(frame=self.rounds, applies=applies, violates=violates,
-                           evidence=self.round_evidence, round_index=np.arange(self.n_rounds), **kw)
 
 
 # --- the checks, one per code -----------------------------------------------------------
@@ -198,14 +187,7 @@ class Context:
 def check_cards(ctx: Context) -> CheckResult:
     """Art. 1 h: every card is one of the 52 of a deck (jokers and unreadable codes are a
     data finding; such a round is rejected for every other rule)."""
-    faults = ctx.card_faults
-    frame = pd.concat([faults, ctx.rounds[["table_id", "round_id", "started_at", "dealer_id", "_file", "_line"]]],
-                      ignore_index=True)
-    bad = np.r_[np.ones(len(faults), bool), np.zeros(ctx.n_rounds, bool)]
-    return CheckResult(frame=frame, applies=np.ones(len(frame), bool), violates=bad,
-                       evidence=lambda idx: {"cards": frame["text"].to_numpy()[idx].tolist(),
-                                             "field": frame["field"].to_numpy()[idx].tolist()},
-                       round_index=np.arange(len(frame)))
+    return card_faults_result(ctx)
 
 
 def check_positions(ctx: Context) -> CheckResult:
@@ -369,20 +351,11 @@ def check_bet_limits(ctx: Context) -> CheckResult:
                             note="" if any_posted.any() or not len(any_posted) else "note.no_limits_posted")
 
 
-def round_payout(ctx: Context) -> np.ndarray:
-    """What the table paid out in a round: the winnings of every bet."""
-    paid = (np.maximum(ctx.net_war, 0) + np.maximum(ctx.net_bj, 0) + np.maximum(ctx.net_poker, 0)
-            + np.maximum(ctx.net_bonus, 0))
-    return group_sum(paid, ctx.rid, ctx.n_rounds)
-
-
 def check_pay_limit(ctx: Context) -> CheckResult:
     """Art. 2 a.5, b: the total paid in a round stays within the posted payment limit."""
-    limit = ctx.param("payment_limit", cents=True)
-    applies = limit >= 0
-    total = round_payout(ctx)
-    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total,
-                             note="" if applies.any() or not len(applies) else "note.no_limits_posted")
+    # The winnings of every bet.
+    return pay_limit_result(ctx, np.maximum(ctx.net_war, 0) + np.maximum(ctx.net_bj, 0)
+                            + np.maximum(ctx.net_poker, 0) + np.maximum(ctx.net_bonus, 0))
 
 
 def _not_increasing(table) -> bool:

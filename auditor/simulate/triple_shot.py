@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from ..cards import RANKS, format_cards
-from ..checks.triple_shot import BET_CODE
 from ..games import blackjack as bj
 from ..games import triple_shot as ts
 from ..profiles import ProfileSet, TripleShotProfile
