@@ -296,16 +296,18 @@ class _GameRun:
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
         self.previous = _last_per_table(accepted.df, card_faults, self.previous, game)
 
-    def _seen_before(self, frame: pd.DataFrame) -> np.ndarray:
+    def _seen_before(self, df: pd.DataFrame) -> np.ndarray:
         """Rows of a round that an earlier chunk already held (its rows were not together
-        in the export, or another file repeats it)."""
-        if not len(frame):
+        in the export, or another file repeats it). Hashed once per round, not per row."""
+        if not len(df):
             return np.zeros(0, bool)
-        keys = (pd.util.hash_array(frame["table_id"].to_numpy(dtype=object)) * np.uint64(1_000_003)
-                ^ pd.util.hash_array(frame["round_id"].to_numpy(dtype=object))) if len(frame) else None
+        rkey = df["_rkey"].to_numpy()
+        first = np.unique(rkey, return_index=True)[1]
+        keys = (pd.util.hash_array(df["table_id"].take(first).to_numpy(dtype=object)) * np.uint64(1_000_003)
+                ^ pd.util.hash_array(df["round_id"].take(first).to_numpy(dtype=object)))
         again = np.isin(keys, self.seen)
         self.seen = np.union1d(self.seen, keys)
-        return again
+        return again[np.searchsorted(rkey[first], rkey)]
 
     def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
         for rej in record_rejects:
@@ -341,12 +343,13 @@ def _last_per_table(df: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.Da
                     game: str) -> pd.DataFrame | None:
     """Each table's latest round so far (audited, or rejected for an unreadable card), with
     the round-level fields: the carry that lets a chunk compare its first round of a table
-    with the one before it."""
+    with the one before it. ``df`` is in the audit's order (table, then time)."""
     cols = [c.name for c in columns_of(game) if c.round_level and c.name in df.columns
             and c.name not in ("table_id", "round_id", "started_at")]
     parts = [] if previous is None else [previous]
     if len(df):
-        parts.append(df[["table_id", "round_id", "started_at", *cols]].assign(_rejected=False))
+        last = df.drop_duplicates("_tcode", keep="last")
+        parts.append(last[["table_id", "round_id", "started_at", *cols]].assign(_rejected=False))
     if len(card_faults):
         parts.append(card_faults[["table_id", "round_id", "started_at"]].assign(_rejected=True))
     if not parts:
