@@ -136,6 +136,10 @@ def audit(
         "Report filter: only findings of this severity or graver (info, low, medium, high, critical)."))] = None,
     operator: Annotated[Optional[str], typer.Option(help="Operator named in the report header.")] = None,
     hall: Annotated[Optional[str], typer.Option(help="Gaming hall named in the report header.")] = None,
+    encoding: Annotated[Optional[str], typer.Option(help=(
+        "Text encoding of every log, e.g. cp1252 (otherwise detected: UTF-8, else Windows-1252)."))] = None,
+    delimiter: Annotated[Optional[str], typer.Option(help=(
+        "CSV field separator of every log: ',', ';', tab or '|' (otherwise read off the header)."))] = None,
 ) -> None:
     """Audit round logs and write the reports.
 
@@ -164,7 +168,8 @@ def audit(
         _say(t("cli.no_files", lang))
     try:
         with _progress(len(files), lang) as step:
-            result = engine.audit(paths, game=game, profiles=profiles, lang=lang, progress=step)
+            result = engine.audit(paths, game=game, profiles=profiles, lang=lang, progress=step,
+                                  encoding=encoding, delimiter=delimiter)
     except ProfileError as exc:
         _fail(t("cli.profile_error", lang, error=exc))
     except SpecError as exc:

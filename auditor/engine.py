@@ -23,7 +23,7 @@ from .logs.ingest import HandTable, InputError, collect_rejects, type_rows
 from .logs.sources import BATCH_ROWS, SUFFIXES, Source, open_source
 from .logs.schema import columns_of
 from .profiles import ProfileBase, ProfileSet
-from .registry import GAMES, plugin
+from .registry import plugin
 
 __all__ = ["AuditResult", "audit", "discover", "SCHEMA_VERSION", "FINDING_COLUMNS"]
 
@@ -70,15 +70,16 @@ def discover(paths: Iterable[Path]) -> list[Path]:
 
 def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[ProfileBase] = (),
           lang: str = "es", progress: Callable[[str], None] | None = None,
-          chunk_rows: int = CHUNK_ROWS) -> AuditResult:
+          chunk_rows: int = CHUNK_ROWS, encoding: str | None = None, delimiter: str | None = None) -> AuditResult:
     """Audit every log under ``paths``. Logs are read in chunks of about ``chunk_rows``
     rows holding whole rounds, so memory stays bounded whatever the size of the input; the
-    result is the same as a single pass over everything (see ``_GameRun``)."""
+    result is the same as a single pass over everything (see ``_GameRun``). ``encoding`` and
+    ``delimiter`` override what is detected in each file (see ``logs.sources``)."""
     inputs: dict[str, InputSummary] = {}
     sources: dict[str, list[Source]] = {}
     for path in discover(paths):
         try:
-            src = open_source(path, game)
+            src = open_source(path, game, encoding=encoding, delimiter=delimiter)
         except InputError as exc:
             inputs[str(path)] = _failed_input(path, t(exc.key, lang, **exc.params))
             continue
@@ -111,11 +112,22 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         for table_id, count in outcome["tables"].items():
             tables[table_id] = tables.get(table_id, 0) + count
         for src in srcs:
-            bad = outcome["rejected_records"].get(str(src.path), 0)
-            inputs[str(src.path)] = InputSummary(
-                path=str(src.path), sha256=src.sha256, game=g, records_read=src.records_read,
-                records_audited=src.records_read - bad, records_rejected=bad,
-                error=errors.get(str(src.path)), extra_columns=tuple(src.extra_columns))
+            path = str(src.path)
+            bad = outcome["rejected_records"].get(path, 0)
+            good = outcome["audited_records"].get(path, 0)
+            lost = src.records_read - good - bad
+            if lost > 0:
+                # Records counted as read that reached neither the audit nor a reject (a file
+                # that broke off mid-round): listed as rejected, so that no row goes unseen.
+                bad += lost
+                rejected.append(collect_rejects(pd.DataFrame({"_file": [path], "_line": [0]}),
+                                                [(np.ones(1, bool), "", "reject.unread")]).assign(
+                    detail=str(lost), _row=-1).drop(columns="_row"))
+            inputs[path] = InputSummary(
+                path=path, sha256=src.sha256, game=g, records_read=src.records_read,
+                records_audited=good, records_rejected=bad,
+                error=errors.get(str(src.path)), extra_columns=tuple(src.extra_columns),
+                notes=tuple(t(key, lang, **params) for key, params in src.notes))
     all_findings = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
     all_rejected = pd.concat(rejected, ignore_index=True) if rejected else _empty_rejects()
     period = (_iso(min(firsts)), _iso(max(lasts))) if firsts else (None, None)
@@ -174,6 +186,21 @@ def _iso(ts) -> str:
     return pd.Timestamp(ts).tz_convert(LIMA).isoformat()
 
 
+def _out_of_range(table: HandTable, game: str) -> list[tuple[np.ndarray, str, str]]:
+    """Whole numbers outside the bounds the log format gives them (a seat 0, a hand 40);
+    blank optional fields (-1) are not out of range."""
+    out = []
+    for col in columns_of(game):
+        if col.kind != "int" or (col.minimum is None and col.maximum is None):
+            continue
+        values = table.df[col.name].to_numpy()
+        given = values >= 0
+        low = given & (values < col.minimum) if col.minimum is not None else np.zeros(len(values), bool)
+        high = given & (values > col.maximum) if col.maximum is not None else np.zeros(len(values), bool)
+        out.append((low | high, col.name, "reject.out_of_range"))
+    return out
+
+
 def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, str, str]]:
     """Round fields repeated on each hand row must agree within the round."""
     df = table.df
@@ -208,6 +235,7 @@ class _GameRun:
         self.findings: list[pd.DataFrame] = []
         self.rejects: list[pd.DataFrame] = []
         self.rejected_records: dict[str, int] = {}
+        self.audited_records: dict[str, int] = {}
         self.totals = {"rounds": 0, "hands": 0, "wagered": 0}
         self.first = self.last = None
         self.seen = np.zeros(0, np.uint64)
@@ -239,7 +267,7 @@ class _GameRun:
         # Structural checks speak only of rows whose fields all parsed: a row with an
         # unreadable card is not also reported for having "too few cards".
         parsed = ~_row_mask(rejects, n)
-        problems = p.validate(table) + _round_consistency(table, game)
+        problems = p.validate(table) + _round_consistency(table, game) + _out_of_range(table, game)
         problems.append((self._seen_before(df), "round_id", "reject.round_repeated"))
         problems = [(mask & parsed, f, r) for mask, f, r in problems]
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
@@ -261,6 +289,9 @@ class _GameRun:
 
         card_faults = _card_faults(df, card_text, card_rows)
         accepted = _select(table, np.flatnonzero(~in_bad_round))
+        records = accepted.df[["_file", "_record"]].drop_duplicates()
+        for file, count in records["_file"].astype(str).value_counts().items():
+            self.audited_records[file] = self.audited_records.get(file, 0) + int(count)
         del table, df
         ctx = p.context(accepted, self.profiles, card_faults, self.previous)
         for rule in p.spec.rule:
@@ -335,6 +366,7 @@ class _GameRun:
         found = found.sort_values(["table_id", "started_at", "round_id", "seat", "hand", "code"],
                                   kind="stable", na_position="first").reset_index(drop=True)
         return {"rules": rules, "findings": found, "rejected": rejects, "rejected_records": self.rejected_records,
+                "audited_records": self.audited_records,
                 "tables": self.tables,
                 "first": self.first, "last": self.last, "totals": self.totals}
 

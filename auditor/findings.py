@@ -70,3 +70,5 @@ class InputSummary(_Frozen):
     records_rejected: int
     error: str | None = None
     extra_columns: tuple[str, ...] = ()
+    # How the file was read when it was not plain UTF-8 with ",": its decoding, its separator.
+    notes: tuple[str, ...] = ()

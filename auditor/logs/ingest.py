@@ -136,7 +136,19 @@ def type_rows(raw: pd.DataFrame, game: str, letters: str = "") -> tuple[HandTabl
         else:
             df[col.name] = value
     table = HandTable(df=df, matrices=matrices, codes=codes)
-    return table, collect_rejects(df, problems)
+    if "_bad" not in raw.columns:
+        return table, collect_rejects(df, problems)
+    # A CSV row with the wrong number of fields (marked by the reader): rejected for that,
+    # with its text, and for nothing else (its fields may be shifted or cut off).
+    bad_text = raw["_bad"].to_numpy(dtype=object)
+    forced = bad_text != ""
+    if not forced.any():
+        return table, collect_rejects(df, problems)
+    problems = [(mask & ~forced, f, r) for mask, f, r in problems]
+    idx = np.flatnonzero(forced)
+    structural = _rejects(df["_file"].to_numpy()[idx], df["_line"].to_numpy()[idx], "", "reject.bad_fields",
+                          bad_text[idx].astype(object), row=idx)
+    return table, pd.concat([structural, collect_rejects(df, problems)], ignore_index=True)
 
 
 def _broadcast(value, index: np.ndarray):

@@ -199,6 +199,8 @@ class Column(BaseModel):
     required: bool
     width: int | None = None
     round_level: bool
+    minimum: int | None = None  # bounds of a whole-number field (ge / le in the model)
+    maximum: int | None = None
 
 
 def columns_of(game: str) -> list[Column]:
@@ -211,8 +213,10 @@ def columns_of(game: str) -> list[Column]:
             extra = info.json_schema_extra or {}
             if "x-kind" not in extra:
                 continue
+            bounds = {type(m).__name__: getattr(m, "ge", getattr(m, "le", None)) for m in info.metadata}
             out.append(Column(name=name, kind=extra["x-kind"], required=extra["x-required"],
-                              width=extra.get("x-width"), round_level=round_level))
+                              width=extra.get("x-width"), round_level=round_level,
+                              minimum=bounds.get("Ge"), maximum=bounds.get("Le")))
     return out
 
 

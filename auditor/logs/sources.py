@@ -2,16 +2,28 @@
 pieces. Each batch holds whole rounds: the rows of a file's last round in a batch are held
 back and start the next batch (a round's rows must be contiguous in a file, as table systems
 export them). Every record read is counted; records that cannot even be split into fields
-(a CSV row with the wrong number of fields, a JSON line that does not parse) are rejected
-here with their line number.
+(a JSON line that does not parse) are rejected here with their line number; a CSV row with
+the wrong number of fields is passed on with its fields as far as they go and a mark, so that
+the ingest rejects it and, with it, the rest of its round.
+
+Encodings and dialects (``docs/log-format.md``, "Accepted encodings and dialects"): one pass
+over the bytes (the same pass that hashes the file) tells whether the text is UTF-8 (a BOM is
+allowed), else Windows-1252 (Latin-1), else neither (an error that names ``--encoding``);
+UTF-16 is recognised by its BOM. A gzip stream is checked whole in that pass too. The CSV
+separator is read off the header line (``,`` ``;`` tab ``|``): the one that splits it into
+known column names. A decoding or separator other than UTF-8 and ``,`` is noted in the input
+summary; ``encoding`` and ``delimiter`` override the detection.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
+import hashlib
 import io
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,13 +34,19 @@ import pyarrow as pa
 import pyarrow.csv as pv
 import pyarrow.parquet as pq
 
-from .ingest import EMPTY_REJECTS, InputError, _json_scalar_to_str, _rejects, _sha256, detect_game
+from .ingest import InputError, _json_scalar_to_str, _rejects, detect_game
 from .schema import columns_of
 
-__all__ = ["Source", "open_source", "SUFFIXES", "BATCH_ROWS"]
+__all__ = ["Source", "open_source", "SUFFIXES", "BATCH_ROWS", "DELIMITERS", "delimiter_option"]
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 BATCH_ROWS = 250_000
+DELIMITERS = (",", ";", "\t", "|")
+_DELIMITER_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+_ENCODING_LABELS = {"utf-8": "UTF-8", "cp1252": "Windows-1252 (Latin-1)", "utf-16": "UTF-16"}
+# Bytes that Windows-1252 leaves undefined: a file holding one is not Windows-1252 text.
+_CP1252_UNDEFINED = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
+_SCAN_BLOCK = 1 << 20
 
 
 @dataclass
@@ -45,6 +63,10 @@ class Source:
     extra_columns: list[str] = field(default_factory=list)
     records_read: int = 0
     record_rejects: list[pd.DataFrame] = field(default_factory=list)
+    encoding: str = "utf-8"  # Python codec of the text
+    native: bool = True  # valid UTF-8: Arrow reads the bytes as they are
+    delimiter: str = ","
+    notes: list[tuple[str, dict]] = field(default_factory=list)  # (catalogue key, params)
 
     def batches(self, rows: int = BATCH_ROWS) -> Iterator[pd.DataFrame]:
         """String frames with the game's columns plus _file, _line and _record, each holding
@@ -67,64 +89,98 @@ class Source:
         for name in expected:
             if name not in frame.columns:
                 frame[name] = ""
-        out = frame[expected + ["_line", "_record"]]
+        if "_bad" not in frame.columns:
+            frame["_bad"] = ""
+        out = frame[expected + ["_line", "_record", "_bad"]]
         out.insert(0, "_file", pd.Categorical.from_codes(np.zeros(len(out), np.int8), [str(self.path)]))
         return out
 
     # --- readers ----------------------------------------------------------------------
+    def _text_stream(self):
+        """The file's bytes as UTF-8 for Arrow: the file itself when it is valid UTF-8, else
+        decoded with the file's encoding (undecodable bytes become U+FFFD)."""
+        gz = self.path.name.lower().endswith(".gz")
+        if self.native:
+            return pa.input_stream(str(self.path), compression="gzip" if gz else None)
+        raw = gzip.open(self.path, "rb") if gz else open(self.path, "rb")
+        return _Recoded(raw, self.encoding)
+
     def _csv(self, rows: int) -> Iterator[pd.DataFrame]:
         invalid: list[tuple[int, str]] = []
 
         def skip(row) -> str:
-            invalid.append((row.number, row.text))
+            invalid.append((row.number if row.number is not None else -1, row.text))
             return "skip"
 
-        stream = pa.input_stream(str(self.path), compression="gzip" if self.path.name.endswith(".gz") else None)
         try:
+            stream = self._text_stream()
             reader = pv.open_csv(
                 stream,
                 # Blocks of about ``rows`` rows (a hand row is ~130 bytes); single-threaded so
-                # that skipped rows keep their line numbers.
+                # that skipped rows keep their line numbers. Empty lines are read as rows of
+                # empty fields (and dropped below) so that they keep their line numbers too.
                 read_options=pv.ReadOptions(column_names=self.names, skip_rows=1, use_threads=False,
                                             block_size=max(1 << 14, min(rows * 128, 1 << 26))),
-                parse_options=pv.ParseOptions(newlines_in_values=False, invalid_row_handler=skip),
+                parse_options=pv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False,
+                                              ignore_empty_lines=False, invalid_row_handler=skip),
                 convert_options=pv.ConvertOptions(column_types={n: pa.string() for n in self.names},
                                                   strings_can_be_null=False, quoted_strings_can_be_null=False))
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(str(self.path), "input.unparsable", error=str(exc).splitlines()[0]) from None
+        except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
+            raise InputError(str(self.path), "input.unparsable", error=_first_line(exc)) from None
         next_line = 2  # line 1 is the header
         while True:
             try:
                 batch = reader.read_next_batch()
             except StopIteration:
                 break
-            except (pa.ArrowInvalid, OSError) as exc:
+            except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
                 raise InputError(str(self.path), "input.unparsable_at", line=next_line,
-                                 error=str(exc).splitlines()[0][:200]) from None
+                                 error=_first_line(exc)[:200]) from None
             n = batch.num_rows
             # Valid rows take the line numbers that the skipped rows did not (the handler has
             # seen every invalid row up to the end of this batch, and maybe beyond).
-            skipped = np.array([num for num, _ in invalid if num is not None and num >= next_line], np.int64)
+            skipped = np.array([num for num, _ in invalid if num >= next_line], np.int64)
             candidates = np.arange(next_line, next_line + n + len(skipped))
             lines = np.setdiff1d(candidates, skipped, assume_unique=True)[:n] if len(skipped) else candidates[:n]
             next_line = int(lines[-1]) + 1 if n else next_line
             frame = batch.to_pandas()
             frame["_line"] = lines
             frame["_record"] = lines
-            self.records_read += n
-            yield frame
+            frame = frame[~_blank_rows(frame, self.names)]
+            now = [(num, text) for num, text in invalid if num < next_line]
+            invalid = [(num, text) for num, text in invalid if num >= next_line]
+            if now:
+                frame = pd.concat([frame, self._bad_rows(now)], ignore_index=True)
+                frame = frame.sort_values("_line", kind="stable").reset_index(drop=True)
+            self.records_read += len(frame)
+            if len(frame):
+                yield frame
         if invalid:
-            numbers = [num if num is not None else -1 for num, _ in invalid]
             self.records_read += len(invalid)
-            self.record_rejects.append(_rejects(str(self.path), numbers, "", "reject.bad_fields",
-                                                [text[:120] for _, text in invalid]))
+            yield self._bad_rows(invalid)
+
+    def _bad_rows(self, invalid: list[tuple[int, str]]) -> pd.DataFrame:
+        """Rows with the wrong number of fields: their fields as far as they go (so that the
+        row joins its round, which is then rejected whole) and ``_bad`` = the row's text."""
+        records = []
+        for num, text in invalid:
+            try:
+                values = next(csv.reader([text], delimiter=self.delimiter), [])
+            except csv.Error:
+                values = []
+            row = dict.fromkeys(self.names, "")
+            row.update(zip(self.names, (v[:200] for v in values)))
+            row.update({"_line": num, "_record": num, "_bad": (text or " ")[:120]})
+            records.append(row)
+        return pd.DataFrame.from_records(records, columns=[*self.names, "_line", "_record", "_bad"])
 
     def _jsonl(self, rows: int) -> Iterator[pd.DataFrame]:
         opener = gzip.open if self.path.name.endswith(".gz") else open
         buffered: list[dict] = []
         bad_lines: list[int] = []
         bad_detail: list[str] = []
-        with opener(self.path, "rt", encoding="utf-8-sig", errors="strict") as fh:
+        errors = "strict" if self.native else "replace"
+        with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
             try:
                 for number, line in enumerate(fh, start=1):
                     if not line.strip():
@@ -148,6 +204,8 @@ class Source:
                         buffered = []
             except UnicodeDecodeError:
                 raise InputError(str(self.path), "input.bad_encoding") from None
+            except (OSError, EOFError, zlib.error) as exc:
+                raise InputError(str(self.path), "input.bad_gzip", error=_first_line(exc)) from None
         if buffered:
             yield _json_frame(buffered)
         if bad_lines:
@@ -187,88 +245,312 @@ def _last_round_start(frame: pd.DataFrame) -> int:
     return int(other[-1]) + 1 if len(other) else 0
 
 
-def _header_csv(path: Path) -> tuple[list[str], str]:
-    """(column names, first data line) of a CSV file."""
-    opener = gzip.open if path.name.endswith(".gz") else open
+class _Recoded(io.RawIOBase):
+    """A binary stream of text in ``encoding`` re-encoded as UTF-8 (for Arrow's reader)."""
+
+    def __init__(self, raw, encoding: str):
+        self._text = io.TextIOWrapper(raw, encoding=_python_codec(encoding), errors="replace", newline="")
+        self._pending = bytearray()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while len(self._pending) < len(buffer):
+            chunk = self._text.read(1 << 16)
+            if not chunk:
+                break
+            self._pending += chunk.encode("utf-8")
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        del self._pending[:n]
+        return n
+
+    def close(self) -> None:
+        self._text.close()
+        super().close()
+
+
+@dataclass
+class _Scan:
+    sha256: str
+    utf8: bool  # valid UTF-8 throughout
+    utf8_but_tail: bool  # valid UTF-8 but for a character cut off at the very end
+    cp1252: bool
+    utf16_bom: bool
+    blank: bool  # nothing but blanks (and a BOM)
+
+
+def _scan(path: Path) -> _Scan:
+    """One pass over the file: its SHA-256, and what its text (decompressed, for ``.gz``) can
+    be decoded as. A damaged gzip stream is an InputError here, before any row is read."""
+    gz = path.name.lower().endswith(".gz")
+    digest = hashlib.sha256()
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    state = {"utf8": True, "cp1252": True, "head": b"", "content": False}
+
+    def feed(text: bytes) -> None:
+        if len(state["head"]) < 4:
+            state["head"] += text[:4]
+        if not state["content"] and text.strip(b" \t\r\n\x00\xef\xbb\xbf"):
+            state["content"] = True
+        if state["utf8"]:
+            try:
+                decoder.decode(text)
+            except UnicodeDecodeError:
+                state["utf8"] = False
+        if state["cp1252"] and any(b in text for b in _CP1252_UNDEFINED):
+            state["cp1252"] = False
+
+    unzip = zlib.decompressobj(31) if gz else None
+    started = False  # a gzip member has begun and not yet ended
     try:
-        with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
-            header = fh.readline()
-            first = fh.readline()
-    except UnicodeDecodeError:
-        raise InputError(str(path), "input.bad_encoding") from None
-    except (OSError, EOFError) as exc:
-        raise InputError(str(path), "input.bad_gzip", error=str(exc)) from None
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(_SCAN_BLOCK), b""):
+                digest.update(block)
+                if unzip is None:
+                    feed(block)
+                    continue
+                data = block
+                while True:
+                    started = started or bool(data)
+                    # Bounded output per call: a "zip bomb" is read in pieces like any file.
+                    out = unzip.decompress(data, _SCAN_BLOCK)
+                    feed(out)
+                    if unzip.eof:  # a member ended; another may follow (or zero padding)
+                        data = unzip.unused_data
+                        unzip, started = zlib.decompressobj(31), False
+                        if not data.strip(b"\x00"):
+                            break
+                        continue
+                    data = unzip.unconsumed_tail
+                    if not data and len(out) < _SCAN_BLOCK:
+                        break
+            if started:
+                raise InputError(str(path), "input.bad_gzip", error="truncated")
+    except zlib.error as exc:
+        raise InputError(str(path), "input.bad_gzip", error=_first_line(exc)) from None
+    utf8, tail = state["utf8"], False
+    if utf8:
+        try:
+            decoder.decode(b"", True)
+        except UnicodeDecodeError:
+            utf8, tail = False, True
+    head = state["head"]
+    return _Scan(sha256=digest.hexdigest(), utf8=utf8, utf8_but_tail=tail, cp1252=state["cp1252"],
+                 utf16_bom=head[:2] in (b"\xff\xfe", b"\xfe\xff"), blank=not state["content"])
+
+
+def _python_codec(encoding: str) -> str:
+    """The codec Python reads the text with (a UTF-8 BOM is skipped)."""
+    name = codecs.lookup(encoding).name
+    return "utf-8-sig" if name in ("utf-8", "utf-8-sig") else name
+
+
+def _choose_encoding(path: Path, scan: _Scan, requested: str | None) -> tuple[str, bool, list]:
+    """(codec, read natively by Arrow, notes)."""
+    if requested:
+        try:
+            name = codecs.lookup(requested).name
+        except LookupError:
+            raise InputError(str(path), "input.unknown_encoding", encoding=requested) from None
+        native = name in ("utf-8", "utf-8-sig") and scan.utf8
+        return name, native, []
+    if scan.utf16_bom:
+        return "utf-16", False, [("input.decoded_as", {"encoding": _ENCODING_LABELS["utf-16"]})]
+    if scan.utf8:
+        return "utf-8", True, []
+    if scan.utf8_but_tail:
+        # Valid UTF-8 whose last character was cut off (a truncated file): still UTF-8.
+        return "utf-8", False, []
+    if scan.cp1252:
+        return "cp1252", False, [("input.decoded_as", {"encoding": _ENCODING_LABELS["cp1252"]})]
+    raise InputError(str(path), "input.undecodable")
+
+
+def delimiter_option(value: str | None) -> str | None:
+    """A ``--delimiter`` value as the one character it names (``tab``, ``\\t``, ``;``, …)."""
+    if value is None or value == "":
+        return None
+    value = _DELIMITER_NAMES.get(value.strip().lower(), value) if value.strip() else value
+    return value
+
+
+def _split_header(header: str, delimiter: str) -> list[str]:
+    try:
+        return [h.strip().lstrip("\ufeff") for h in next(csv.reader([header], delimiter=delimiter), [])]
+    except csv.Error:
+        return []
+
+
+def _sniff_delimiter(path: Path, header: str) -> str:
+    """The separator that splits the header into the most known column names; ``,`` when
+    no separator gives two or more (the file is then told apart by its columns, or not)."""
+    from .schema import ROUND_MODELS
+
+    known = {c.name for g in ROUND_MODELS for c in columns_of(g)} | {"game"}
+    scores = {d: sum(n in known for n in _split_header(header, d)) for d in DELIMITERS}
+    best = max(scores.values())
+    winners = [d for d, v in scores.items() if v == best]
+    if best >= 2 and len(winners) == 1:
+        return winners[0]
+    if best >= 2:
+        raise InputError(str(path), "input.ambiguous_delimiter",
+                         candidates=" ".join(_shown(d) for d in winners))
+    return ","
+
+
+def _shown(delimiter: str) -> str:
+    return {"\t": "tab", " ": "space"}.get(delimiter, repr(delimiter))
+
+
+def _header_csv(path: Path, encoding: str, delimiter: str | None) -> tuple[list[str], str, str]:
+    """(column names, first data line, separator) of a CSV file."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding=_python_codec(encoding), errors="replace", newline="") as fh:
+            header = fh.readline(1 << 20)
+            first = fh.readline(1 << 20)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(str(path), "input.bad_gzip", error=_first_line(exc)) from None
     if not header.strip():
         raise InputError(str(path), "input.empty")
-    try:
-        names = [h.strip() for h in next(csv.reader([header]))]
-    except csv.Error as exc:
-        raise InputError(str(path), "input.unparsable", error=str(exc)) from None
+    if delimiter is None:
+        delimiter = _sniff_delimiter(path, header)
+    elif len(delimiter) != 1 or delimiter in "\r\n\"":
+        raise InputError(str(path), "input.bad_delimiter", delimiter=repr(delimiter))
+    names = _split_header(header, delimiter)
     if len(set(names)) != len(names) or not all(names):
         raise InputError(str(path), "input.bad_header")
-    return names, first
+    return names, first, delimiter
 
 
-def open_source(path: Path, game: str | None = None) -> Source:
-    """Open one export: tell its game from its columns (or check them against ``game``).
-    Raises InputError when the file as a whole cannot be audited."""
+def _closest_game(names: list[str]) -> tuple[str, list[str]] | None:
+    """The game most of whose required columns the file has (at least half, and more than
+    any other game), with the ones it lacks: a file that is that game's with columns missing."""
+    from .schema import ROUND_MODELS
+
+    ranked = []
+    for g in ROUND_MODELS:
+        required = [c.name for c in columns_of(g) if c.required]
+        have = sum(n in names for n in required)
+        ranked.append((have / len(required), g, [n for n in required if n not in names]))
+    ranked.sort(reverse=True)
+    if ranked[0][0] >= 0.5 and (len(ranked) == 1 or ranked[0][0] > ranked[1][0]):
+        return ranked[0][1], ranked[0][2]
+    return None
+
+
+def open_source(path: Path, game: str | None = None, *, encoding: str | None = None,
+                delimiter: str | None = None) -> Source:
+    """Open one export: tell its game from its columns (or check them against ``game``),
+    its text encoding and (CSV) its separator. ``encoding`` and ``delimiter`` override the
+    detection. Raises InputError when the file as a whole cannot be audited."""
     name = path.name.lower()
     if not name.endswith(SUFFIXES):
         raise InputError(str(path), "input.unknown_type")
     first_time = ""
-    if name.endswith((".jsonl", ".jsonl.gz")):
-        kind, names, has_rows = "jsonl", _jsonl_names(path), True
-        first_time = ""
-    elif name.endswith(".parquet"):
+    notes: list[tuple[str, dict]] = []
+    codec, native, sep = "utf-8", True, ","
+    if name.endswith(".parquet"):
         kind = "parquet"
+        sha = _scan_parquet(path)
         try:
             schema = pq.read_schema(path)
             has_rows = pq.ParquetFile(path).metadata.num_rows > 0
-        except (pa.ArrowInvalid, OSError) as exc:
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
         names = list(schema.names)
-    else:
-        kind = "csv"
-        names, first = _header_csv(path)
-        has_rows = bool(first.strip())
         if has_rows and "started_at" in names:
             try:
-                row = next(csv.reader([first]))
-                first_time = row[names.index("started_at")] if len(row) == len(names) else ""
-            except (csv.Error, StopIteration):
+                first = pq.ParquetFile(path).read_row_group(0, columns=["started_at"]).column(0)[0]
+                first_time = "" if first.as_py() is None else str(first.as_py())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, IndexError):
                 first_time = ""
+    else:
+        scan = _scan(path)
+        sha = scan.sha256
+        if scan.blank:
+            raise InputError(str(path), "input.empty")
+        codec, native, notes = _choose_encoding(path, scan, encoding)
+        if name.endswith((".jsonl", ".jsonl.gz")):
+            kind, has_rows = "jsonl", True
+            names, first_time = _jsonl_names(path, codec)
+        else:
+            kind = "csv"
+            names, first, sep = _header_csv(path, codec, delimiter_option(delimiter))
+            if sep != ",":
+                notes.append(("input.delimiter_used", {"delimiter": _shown(sep)}))
+            has_rows = bool(first.strip())
+            if has_rows and "started_at" in names:
+                try:
+                    row = next(csv.reader([first], delimiter=sep))
+                    first_time = row[names.index("started_at")] if len(row) == len(names) else ""
+                except (csv.Error, StopIteration):
+                    first_time = ""
     if game is None:
         game = detect_game(names)
         if game is None:
             if not has_rows and not names:
                 raise InputError(str(path), "input.empty")
-            raise InputError(str(path), "input.unknown_game", columns=", ".join(names[:12]))
+            closest = _closest_game(names) if kind != "jsonl" else None
+            if closest is not None:
+                raise InputError(str(path), "input.missing_columns_of", game=closest[0],
+                                 columns=", ".join(closest[1]))
+            if kind == "jsonl" and not names:
+                raise InputError(str(path), "input.no_round_documents")
+            raise InputError(str(path), "input.unknown_game", columns=", ".join(n[:40] for n in names[:12]))
     expected = columns_of(game)
     missing = [c.name for c in expected if c.required and c.name not in names]
-    if missing and has_rows and kind != "jsonl":
+    if missing and kind != "jsonl":
         raise InputError(str(path), "input.missing_columns", columns=", ".join(missing))
     known = {c.name for c in expected} | {"game", "hands"}
     extra = [c for c in names if c not in known]
-    return Source(path=path, game=game, kind=kind, names=names, sha256=_sha256(path),
-                  first_time=first_time, extra_columns=extra)
+    return Source(path=path, game=game, kind=kind, names=names, sha256=sha, first_time=first_time,
+                  extra_columns=extra, encoding=codec, native=native, delimiter=sep, notes=notes)
 
 
-def _jsonl_names(path: Path) -> list[str]:
-    """Field names of the first readable round document (round and hand fields)."""
-    opener = gzip.open if path.name.endswith(".gz") else open
+def _scan_parquet(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(_SCAN_BLOCK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
+    """Field names of the first readable round document (round and hand fields), and its
+    start time (to put the files of a table in time order)."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
     try:
-        with opener(path, "rt", encoding="utf-8-sig") as fh:
+        with opener(path, "rt", encoding=_python_codec(encoding), errors="replace") as fh:
             for _, line in zip(range(1000), fh):
                 try:
                     doc = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
                 if isinstance(doc, dict):
                     hands = doc.get("hands") if isinstance(doc.get("hands"), list) else []
                     hand = hands[0] if hands and isinstance(hands[0], dict) else {}
-                    return [k for k in doc if k != "hands"] + list(hand)
-    except UnicodeDecodeError:
-        raise InputError(str(path), "input.bad_encoding") from None
-    except (OSError, EOFError) as exc:
-        raise InputError(str(path), "input.bad_gzip", error=str(exc)) from None
-    return []
+                    names = [str(k) for k in doc if k != "hands"] + [str(k) for k in hand]
+                    return names, str(doc.get("started_at") or "")
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(str(path), "input.bad_gzip", error=_first_line(exc)) from None
+    return [], ""
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _blank_rows(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """Rows whose every field is empty: blank lines, not records."""
+    if not len(frame) or not names:
+        return np.zeros(len(frame), bool)
+    blank = np.ones(len(frame), bool)
+    for n in names:
+        blank &= (frame[n].to_numpy(dtype=object) == "")
+        if not blank.any():
+            break
+    return blank

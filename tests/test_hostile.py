@@ -1,0 +1,129 @@
+"""Broken and hostile input (tests/hostile): every file gets its expected outcome, never a
+traceback; every record is accounted for; nothing from a log is executed, written outside
+--out, or sent anywhere.
+
+The corpus is written by ``tests/hostile/make_corpus.py``; ``tests/hostile/manifest.toml``
+records, per file, the exit code and what the reports must say.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import socket
+import tomllib
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from auditor.i18n import catalogue
+
+HERE = Path(__file__).resolve().parent / "hostile"
+MANIFEST = tomllib.loads((HERE / "manifest.toml").read_text(encoding="utf-8"))
+FORMATS = "html,json,csv,sarif,junit"
+REPORTS = {"audit-report.html", "audit-report.json", "audit-findings.csv", "audit-report.sarif", "audit-junit.xml"}
+DANGEROUS = ("=", "+", "-", "@", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Any attempt to open a connection fails the test."""
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"network connection attempted: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+def _message_pattern(key: str) -> re.Pattern:
+    """The Spanish catalogue text of ``key`` with its {params} as wildcards."""
+    text = re.escape(catalogue()[key]["es"])
+    return re.compile(re.sub(r"\\\{[a-z_]+\\\}", ".*", text), re.S)
+
+
+def test_corpus_is_complete():
+    files = {p.name for p in (HERE / "files").iterdir()}
+    assert files == set(MANIFEST), "every corpus file has a manifest entry and every entry a file"
+    assert len(files) >= 30
+
+
+@pytest.mark.parametrize("name", sorted(MANIFEST))
+def test_hostile_file(name, tmp_path):
+    expect = MANIFEST[name]
+    source = tmp_path / "in" / name
+    source.parent.mkdir()
+    source.write_bytes((HERE / "files" / name).read_bytes())
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["audit", str(source), "--out", str(out), "--format", FORMATS, *expect.get("args", [])])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert "Traceback" not in result.output
+    assert result.exit_code == expect["exit"], result.output
+
+    # Nothing written but the reports, and only under --out.
+    assert {p.name for p in out.iterdir()} == REPORTS
+    assert {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()} == \
+        {f"in/{name}"} | {f"out/{r}" for r in REPORTS}
+
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    (item,) = report["inputs"]
+    assert item["records_read"] == item["records_audited"] + item["records_rejected"]
+    s = report["summary"]
+    assert s["records_read"] == s["records_audited"] + s["records_rejected"] == item["records_read"]
+    rejected_records = {(r["file"], r["line"]) for r in report["rejected"]}
+    assert len(rejected_records) == item["records_rejected"]
+    if "error" in expect:
+        assert item["error"] and _message_pattern(expect["error"]).fullmatch(item["error"]), item["error"]
+        assert item["records_read"] == 0
+    else:
+        assert item["error"] is None
+        assert item["records_read"] == expect["read"]
+        assert item["records_rejected"] == expect["rejected"]
+        assert sorted({r["reason_code"] for r in report["rejected"]}) == expect["reasons"]
+        assert all(r["file"] == str(source) and r["line"] >= 1 for r in report["rejected"])
+        assert sorted({f["code"] for f in report["findings"]}) == expect["findings"]
+        assert len(item.get("notes", [])) == expect["notes"]
+        assert item["extra_columns"] == expect.get("extra_columns", [])
+    text = json.dumps(report, ensure_ascii=False)
+    for fragment in expect.get("contains", []):
+        assert fragment in text
+
+    html = (out / "audit-report.html").read_text(encoding="utf-8")
+    for raw in ("<script>alert", "<img src=x"):
+        assert raw not in html
+    rows = list(csv.reader(io.StringIO((out / "audit-findings.csv").read_text(encoding="utf-8-sig"))))
+    header = rows[0]
+    for row in rows[1:]:
+        for column, cell in zip(header, row):
+            money = column in ("expected", "observed", "impact") and PLAIN_NUMBER.fullmatch(cell)
+            assert money or not cell.startswith(DANGEROUS), (column, cell)
+
+
+def test_options_override_detection(tmp_path):
+    """--encoding and --delimiter name what detection would otherwise decide."""
+    src = HERE / "files" / "cp1252_accents.csv"
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["audit", str(src), "--out", str(out), "--format", "json",
+                                 "--encoding", "latin-1", "--delimiter", ","])
+    assert result.exit_code == 1, result.output
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    assert "Iñigo Muñoz" in json.dumps(report, ensure_ascii=False)
+    assert "notes" not in report["inputs"][0]
+    # A wrong separator: the header is not a game's.
+    result = runner.invoke(app, ["audit", str(src), "--out", str(out), "--format", "json", "--delimiter", "tab"])
+    assert result.exit_code == 2
+    result = runner.invoke(app, ["audit", str(src), "--out", str(out), "--format", "json", "--encoding", "klingon"])
+    assert result.exit_code == 2 and "klingon" in result.stderr
+
+
+def test_table_ids_cannot_steer_output_paths(tmp_path):
+    """Report file names are fixed: a table id of ``../../x`` in the log changes nothing."""
+    from auditor.cli import REPORT_FILES
+
+    assert all("/" not in name and ".." not in name for name in REPORT_FILES.values())
