@@ -26,7 +26,7 @@ def parse_money(values, *, signed: bool = False, blank_is_zero: bool = True):
         arr = pc.cast(arr, pa.large_string())
     arr = pc.fill_null(arr, "")
     blank = np.asarray(pc.equal(arr, "").to_numpy(zero_copy_only=False), dtype=bool)
-    fast = _parse_plain_decimals(arr, blank)
+    fast = _parse_plain_decimals(arr, blank) if _all_plain(arr, blank) else None
     if fast is not None:
         bad = blank & (not blank_is_zero)
         if not signed:
@@ -47,6 +47,16 @@ def parse_money(values, *, signed: bool = False, blank_is_zero: bool = True):
     bad = ~ok & ~(blank & blank_is_zero)
     cents[~ok] = 0
     return cents, bad
+
+
+_PLAIN = r"^-?[0-9]{1,13}(\.[0-9]{1,2})?$"
+
+
+def _all_plain(arr, blank) -> bool:
+    """Every non-blank cell is a plain dot-decimal of the documented form (the decimal cast
+    alone would also take "1e2", "+5" or ".5", which the format does not allow)."""
+    plain = np.asarray(pc.match_substring_regex(arr, _PLAIN).to_numpy(zero_copy_only=False), dtype=bool)
+    return bool((plain | blank).all())
 
 
 def _parse_plain_decimals(arr, blank):

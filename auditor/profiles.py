@@ -216,6 +216,20 @@ def load_profiles(paths) -> list[ProfileBase]:
     return out
 
 
+def _refuse_overlaps(assigned: list[ProfileBase]) -> None:
+    """Two profiles that would both apply, with the same precedence, to one table on one day
+    make the posted values ambiguous: refused, rather than settled by file order."""
+    far = date.max
+    for i, a in enumerate(assigned):
+        for b in assigned[i + 1:]:
+            dated_a, dated_b = bool(a.valid_from or a.valid_until), bool(b.valid_from or b.valid_until)
+            if dated_a != dated_b or not set(a.tables) & set(b.tables):
+                continue
+            if (a.valid_from or date.min) <= (b.valid_until or far) and (b.valid_from or date.min) <= (a.valid_until or far):
+                raise ProfileError(f"profiles {a.id!r} and {b.id!r} both apply to "
+                                   f"{sorted(set(a.tables) & set(b.tables))} on the same days")
+
+
 class ProfileSet:
     """The profiles of one game and which applies to each round."""
 
@@ -226,6 +240,7 @@ class ProfileSet:
             raise ProfileError(f"{game}: more than one default profile: {[p.id for p in defaults]}")
         self.game = game
         self.profiles: list[ProfileBase] = (defaults or [default_profile(game)]) + [p for p in mine if p.tables]
+        _refuse_overlaps(self.profiles[1:])
 
     def assign(self, table_id: pd.Series, started_at: pd.Series) -> np.ndarray:
         """Index into ``self.profiles`` for each round: the dated table match beats the

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["CheckResult", "Check", "GameContext", "card_faults_result", "pay_limit_result", "round_index",
+__all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "card_faults_result", "pay_limit_result", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled"]
 
@@ -40,6 +40,16 @@ class CheckResult:
 
 
 Check = Callable[..., CheckResult]
+
+
+def reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """(violates, reason index, reason keys): the first matching reason names each row."""
+    masks = [m for m, _ in pairs]
+    violates = np.logical_or.reduce(masks)
+    reason = np.zeros(len(violates), dtype=np.int8)
+    for i in range(len(masks) - 1, -1, -1):
+        reason[masks[i]] = i
+    return violates, reason, tuple(k for _, k in pairs)
 
 
 def round_index(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -70,7 +80,8 @@ def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: p
     events = pd.concat(parts, ignore_index=True)
     times = pd.to_datetime(events["started_at"], utc=True).array.asi8
     table = pd.factorize(events["table_id"])[0]
-    order = np.lexsort([events["round_id"].astype(str).to_numpy(), times, events["_kind"].to_numpy() != 0, table])
+    # In time order within each table; at equal times the carried round (earlier chunk) first.
+    order = np.lexsort([events["round_id"].astype(str).to_numpy(), events["_kind"].to_numpy() != 0, times, table])
     before = np.full(len(events), -1, np.int64)
     same = table[order[1:]] == table[order[:-1]]
     before[order[1:]] = np.where(same, order[:-1], -1)
@@ -81,6 +92,20 @@ def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: p
     known[known] = ~events["_rejected"].to_numpy(dtype=bool)[prev[known]]
     values = {c: events[c].to_numpy()[np.maximum(prev, 0)] for c in columns}
     return known, values
+
+
+def deck_alternation_result(ctx, applies: np.ndarray) -> CheckResult:
+    """Two decks alternate continuously (Let It Ride and Triple Shot, Art. 2 c.1-c.2): each
+    round uses the other deck than the table's round before it (across files and chunks),
+    with backs of the other colour (compared without regard to case)."""
+    rounds = ctx.rounds
+    known, before = previous_rounds(rounds, ctx.card_faults, ctx.previous, ["deck_id", "deck_color"])
+    deck = rounds["deck_id"].to_numpy().astype(str)
+    color = np.char.lower(rounds["deck_color"].to_numpy().astype(str))
+    violates, reason, keys = reasons(
+        (deck == before["deck_id"].astype(str), "reason.deck.not_alternated"),
+        (color == np.char.lower(before["deck_color"].astype(str)), "reason.deck.same_colour"))
+    return ctx.rounds_result(applies & known, violates, reason=reason, reasons=keys)
 
 
 def money_mismatch(observed_cents: np.ndarray, expected_scaled: np.ndarray, scale: int) -> np.ndarray:
@@ -129,9 +154,23 @@ def group_any(mask: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
 
 class GameContext:
     """What every game's audit context offers the checks: the hands and rounds frames, the
-    profile parameters per round, and results built over either. A game's Context sets
-    ``hands``, ``rounds``, ``rid``, ``n_rounds``, ``which``, ``profiles``, ``card_faults``
-    and ``previous``, and defines ``hand_evidence`` and ``round_evidence``."""
+    round of each hand, the profile of each round and its parameters, and results built over
+    hands or rounds. A game's Context adds its arithmetic and defines ``hand_evidence`` and
+    ``round_evidence``."""
+
+    ROUND_COLUMNS: tuple[str, ...] = ("table_id", "round_id", "started_at", "dealer_id", "_file", "_line")
+
+    def __init__(self, table, profiles, card_faults: pd.DataFrame, previous: pd.DataFrame | None = None):
+        df = table.df
+        self.table = table
+        self.profiles = profiles
+        self.card_faults = card_faults
+        self.previous = previous  # each table's last round in earlier chunks (engine carry)
+        self.rid, self.first = round_index(df)
+        self.n_rounds = len(self.first)
+        self.hands = df.reset_index(drop=True)
+        self.rounds = df.iloc[self.first][list(self.ROUND_COLUMNS)].reset_index(drop=True)
+        self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
 
     def param(self, name: str, *, cents: bool = False, missing=-1) -> np.ndarray:
         """A profile parameter per round (céntimos for money; ``missing`` where the profile

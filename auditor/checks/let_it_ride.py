@@ -19,7 +19,7 @@ from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import GameContext, card_faults_result, pay_limit_result, previous_rounds, CheckResult, group_any, group_sum
+from .base import deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_sum
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -30,7 +30,8 @@ SEATS = 7  # Art. 2 a
 
 def _pull_codes(values: pd.Series) -> np.ndarray:
     """Index into PULL_VALUES, -1 for a value outside the vocabulary."""
-    return pd.Categorical(values.fillna("").astype(str), categories=list(PULL_VALUES)).codes.astype(np.int8)
+    codes = pd.Index(list(PULL_VALUES)).get_indexer(values.fillna("").astype(str))
+    return codes.astype(np.int8)
 
 
 def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
@@ -44,37 +45,19 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     ]
 
 
-def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
-    """(violates, reason index, reason keys): the first matching reason names each row."""
-    masks = [m for m, _ in pairs]
-    violates = np.logical_or.reduce(masks)
-    reason = np.zeros(len(violates), dtype=np.int8)
-    for i in range(len(masks) - 1, -1, -1):
-        reason[masks[i]] = i
-    return violates, reason, tuple(k for _, k in pairs)
-
-
 class Context(GameContext):
     """Everything the Let It Ride checks share, computed once over all accepted hands."""
 
+    ROUND_COLUMNS = GameContext.ROUND_COLUMNS + ("deck_id", "deck_color")
+
     def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
                  previous: pd.DataFrame | None = None):
-        self.previous = previous  # each table's last round in earlier chunks (engine carry)
-        df = table.df
-        self.card_faults = card_faults
-        self.profiles = profiles
-        key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
-        self.rid, _ = pd.factorize(key, sort=False)
-        self.n_rounds = int(self.rid.max()) + 1 if len(self.rid) else 0
-        first = np.flatnonzero(np.r_[True, self.rid[1:] != self.rid[:-1]]) if len(self.rid) else np.zeros(0, int)
-        self.hands = df.reset_index(drop=True)
-        self.rounds = df.iloc[first][["table_id", "round_id", "started_at", "dealer_id", "deck_id", "deck_color",
-                                      "_file", "_line"]].reset_index(drop=True)
+        super().__init__(table, profiles, card_faults, previous)
+        df, first = table.df, self.first
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)
         self.community = table.matrices["community_cards"].cards[first]
         self.ccount = table.matrices["community_cards"].count[first].astype(np.int16)
-        self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
         self.seat = df["seat"].to_numpy()
         self.bet_1 = df["bet_1"].to_numpy()
         self.bet_2 = df["bet_2"].to_numpy()
@@ -166,7 +149,7 @@ def check_positions(ctx: Context) -> CheckResult:
     R = ctx.n_rounds
     n = group_sum(np.ones(len(ctx.rid), np.int64), ctx.rid, R)
     outside = group_any((ctx.seat < 1) | (ctx.seat > SEATS), ctx.rid, R)
-    violates, reason, keys = _reasons((n > SEATS, "reason.lir.too_many_seats"),
+    violates, reason, keys = reasons((n > SEATS, "reason.lir.too_many_seats"),
                                       (outside, "reason.lir.seat_outside"))
     return ctx.rounds_result(np.ones(R, bool), violates, reason=reason, reasons=keys)
 
@@ -174,7 +157,7 @@ def check_positions(ctx: Context) -> CheckResult:
 def check_hand(ctx: Context) -> CheckResult:
     """Art. 1 i, j: each player holds three cards and there are two community cards."""
     R = ctx.n_rounds
-    violates, reason, keys = _reasons((ctx.ccount != 2, "reason.lir.community_count"),
+    violates, reason, keys = reasons((ctx.ccount != 2, "reason.lir.community_count"),
                                       (group_any(ctx.count != 3, ctx.rid, R), "reason.lir.player_count"))
     return ctx.rounds_result(np.ones(R, bool), violates, reason=reason, reasons=keys)
 
@@ -203,15 +186,7 @@ def check_two_decks(ctx: Context) -> CheckResult:
     the round before it). The posted profile says whether the table uses two decks ("Si se
     utilizan dos barajas"); a table posted with one deck is not checked. A round whose predecessor was rejected for unreadable cards is not compared
     across the gap: the deck of the rejected round is unknown."""
-    rounds = ctx.rounds
-    known, before = previous_rounds(rounds, ctx.card_faults, ctx.previous, ["deck_id", "deck_color"])
-    deck = rounds["deck_id"].to_numpy().astype(str)
-    color = rounds["deck_color"].to_numpy().astype(str)
-    two = ctx.param("decks_per_table", missing=1) == 2
-    violates, reason, keys = _reasons(
-        (deck == before["deck_id"].astype(str), "reason.lir.deck_not_alternated"),
-        (color == before["deck_color"].astype(str), "reason.lir.deck_same_colour"))
-    return ctx.rounds_result(two & known, violates, reason=reason, reasons=keys)
+    return deck_alternation_result(ctx, ctx.param("decks_per_table", missing=1) == 2)
 
 
 def check_equal_bets(ctx: Context) -> CheckResult:
@@ -230,7 +205,7 @@ def check_bet_limits(ctx: Context) -> CheckResult:
     bets = np.stack([ctx.bet_1, ctx.bet_2, ctx.bet_dollar], axis=1)
     base_bad = (((lo >= 0)[:, None] & (bets < lo[:, None])) | ((hi >= 0)[:, None] & (bets > hi[:, None]))).any(axis=1)
     bonus_bad = (stake >= 0) & (ctx.bonus_bet > 0) & (ctx.bonus_bet != stake)
-    violates, reason, keys = _reasons((base_bad, "reason.lir.bet_base"), (bonus_bad, "reason.lir.bet_bonus"))
+    violates, reason, keys = reasons((base_bad, "reason.lir.bet_base"), (bonus_bad, "reason.lir.bet_bonus"))
     return ctx.hands_result(posted, violates, reason=reason, reasons=keys,
                             note="" if posted.any() or not len(posted) else "note.no_limits_posted")
 
@@ -262,7 +237,7 @@ def check_paytable(ctx: Context) -> CheckResult:
     profiles = ctx.profiles.profiles
     frame = pd.DataFrame({"table_id": [",".join(p.tables) or "*" for p in profiles], "round_id": "",
                           "profile": [p.id for p in profiles]})
-    violates, reason, keys = _reasons(
+    violates, reason, keys = reasons(
         (np.array([p.min_pair != "T" for p in profiles], bool), "reason.lir.min_pair"),
         (np.array([p.paytable.one_pair < 1 for p in profiles], bool), "reason.lir.pair_not_paid"))
     used = np.zeros(len(profiles), bool)
@@ -286,7 +261,7 @@ def check_pay(ctx: Context) -> CheckResult:
     bad_1 = in_1 & ctx.wrong(ctx.net_1, s["due_1"])
     bad_2 = in_2 & ctx.wrong(ctx.net_2, s["due_2"])
     bad_d = in_d & ctx.wrong(ctx.net_dollar, s["due_dollar"])
-    violates, reason, keys = _reasons((bad_1, "reason.lir.pay_bet_1"), (bad_2, "reason.lir.pay_bet_2"),
+    violates, reason, keys = reasons((bad_1, "reason.lir.pay_bet_1"), (bad_2, "reason.lir.pay_bet_2"),
                                       (bad_d, "reason.lir.pay_dollar"))
     expected = np.where(in_1, s["due_1"], 0) + np.where(in_2, s["due_2"], 0) + np.where(in_d, s["due_dollar"], 0)
     observed = np.where(in_1, ctx.net_1, 0) + np.where(in_2, ctx.net_2, 0) + np.where(in_d, ctx.net_dollar, 0)
@@ -297,7 +272,7 @@ def check_pay(ctx: Context) -> CheckResult:
 def check_withdrawn(ctx: Context) -> CheckResult:
     """[STANDARD] A bet taken back neither wins nor loses: its settlement is 0."""
     p1, p2 = ctx.pulled_1 != NOT_PULLED, ctx.pulled_2 != NOT_PULLED
-    violates, reason, keys = _reasons((p1 & (ctx.net_1 != 0), "reason.lir.withdrawn_1"),
+    violates, reason, keys = reasons((p1 & (ctx.net_1 != 0), "reason.lir.withdrawn_1"),
                                       (p2 & (ctx.net_2 != 0), "reason.lir.withdrawn_2"))
     observed = np.where(p1, ctx.net_1, 0) + np.where(p2, ctx.net_2, 0)
     return ctx.hands_result(p1 | p2, violates, reason=reason, reasons=keys,

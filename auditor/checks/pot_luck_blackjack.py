@@ -17,7 +17,7 @@ from ..games import blackjack as bj
 from ..logs.ingest import HandTable
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import GameContext, card_faults_result, pay_limit_result, CheckResult, round_index, group_any, group_max, group_sum, money_mismatch
+from .base import reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -53,17 +53,17 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     out.append(((hand == 0) & (split_from >= 0), "split_from", "reject.plb.bad_split_from"))
 
     # Hands of a seat must be numbered 0..k with no gap or repeat, and a hand's number of
-    # splits must equal the hands that name it as their parent. Keys are integers: the
-    # round key, then seat and hand in 5 bits each (both are validated to small ranges).
-    seat_key = df["_rkey"].to_numpy() * 32 + (df["seat"].to_numpy().astype(np.int64) & 31)
-    hand_key = seat_key * 32 + (hand.astype(np.int64) & 31)
+    # splits must equal the hands that name it as their parent. Keys are integers: the round
+    # key, then seat and hand (each parsed into -1..10000, hence the base 10,003).
+    seat_key = df["_rkey"].to_numpy() * 10_003 + (df["seat"].to_numpy().astype(np.int64) + 1)
+    hand_key = seat_key * 10_003 + (hand.astype(np.int64) + 1)
     out.append((pd.Series(hand_key).duplicated(keep=False).to_numpy(), "hand", "reject.plb.duplicate_hand"))
     per_seat = pd.Series(hand).groupby(seat_key)
     size = per_seat.transform("size").to_numpy()
     hmax = per_seat.transform("max").to_numpy()
     out.append((hmax != size - 1, "hand", "reject.plb.hand_numbering"))
     is_child = split_from >= 0
-    parent_key = seat_key[is_child] * 32 + (split_from[is_child].astype(np.int64) & 31)
+    parent_key = seat_key[is_child] * 10_003 + (split_from[is_child].astype(np.int64) + 1)
     children = pd.Series(parent_key).value_counts()
     have = children.reindex(hand_key).fillna(0).to_numpy()
     out.append((have != n[SPLIT], "actions", "reject.plb.splits_vs_hands"))
@@ -73,23 +73,17 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
 class Context(GameContext):
     """Everything the Pot Luck checks share, computed once over all accepted hands."""
 
+    ROUND_COLUMNS = GameContext.ROUND_COLUMNS + ("shoe_id",)
+
     def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
                  previous: pd.DataFrame | None = None):
-        self.previous = previous  # each table's last round in earlier chunks (engine carry)
-        df = table.df
-        self.card_faults = card_faults
-        self.profiles = profiles
-        self.rid, first = round_index(df)
-        self.n_rounds = len(first)
-        self.hands = df.reset_index(drop=True)
-        self.rounds = df.iloc[first][["table_id", "round_id", "started_at", "dealer_id", "shoe_id",
-                                      "_file", "_line"]].reset_index(drop=True)
+        super().__init__(table, profiles, card_faults, previous)
+        df, first = table.df, self.first
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)
         self.actions = table.matrices["actions"].cards
         self.dealer = table.matrices["dealer_cards"].cards[first]
         self.dealer_count = table.matrices["dealer_cards"].count[first].astype(np.int16)
-        self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
         self.n = _counts(self.actions)
         self.hand = df["hand"].to_numpy()
         self.seat = df["seat"].to_numpy()
@@ -226,16 +220,6 @@ OUTCOME_CODE = {
 }
 
 
-def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
-    """(violates, reason index, reason keys): the first matching reason names each row."""
-    masks = [m for m, _ in pairs]
-    violates = np.logical_or.reduce(masks)
-    reason = np.zeros(len(violates), dtype=np.int8)
-    for i in range(len(masks) - 1, -1, -1):
-        reason[masks[i]] = i
-    return violates, reason, tuple(k for _, k in pairs)
-
-
 # --- the checks, one per code -----------------------------------------------------------
 
 def check_cards(ctx: Context) -> CheckResult:
@@ -265,7 +249,7 @@ def check_surrender(ctx: Context) -> CheckResult:
     decision, and never when the dealer's face-up card is an Ace."""
     n = ctx.n
     applies = n[SURR] > 0
-    violates, reason, keys = _reasons(
+    violates, reason, keys = reasons(
         (ctx.up_is_ace[ctx.rid], "reason.plb.surrender_dealer_ace"),
         (ctx.in_split | (n[HIT] + n[DOUBLE] + n[SPLIT] + n[STAND] > 0) | (n[SURR] > 1),
          "reason.plb.surrender_not_first"),
@@ -296,14 +280,13 @@ def check_insurance(ctx: Context) -> CheckResult:
     """Art. 10: insurance only against a dealer Ace, only on original hands, before the
     voluntary deal, and at most half the original bet."""
     applies = ctx.insurance > 0
-    violates, reason, keys = _reasons(
+    violates, reason, keys = reasons(
         (~ctx.up_is_ace[ctx.rid], "reason.plb.insurance_no_ace"),
         (ctx.hand > 0, "reason.plb.insurance_not_original"),
         (2 * ctx.insurance > ctx.bet, "reason.plb.insurance_over_half"),
         (ctx.after(INS), "reason.plb.insurance_late"),
     )
-    return ctx.hands_result(applies, violates, reason=reason, reasons=keys,
-                            expected=ctx.bet * 5, observed=ctx.insurance * 10, scale=10)
+    return ctx.hands_result(applies, violates, reason=reason, reasons=keys)
 
 
 def check_insurance_pay(ctx: Context) -> CheckResult:
@@ -330,7 +313,7 @@ def check_split(ctx: Context) -> CheckResult:
     same_rank = (first[parent] >> 2) == (first >> 2)
     original_row = np.arange(len(ctx.hand)) - ctx.hand
     late = ctx.after(SPLIT, (SURR, DOUBLE, HIT, STAND))
-    violates, reason, keys = _reasons(
+    violates, reason, keys = reasons(
         (np.where(by_rank, ~same_rank, ~same_value), "reason.plb.split_unequal"),
         (late[parent], "reason.plb.split_late"),
         (ctx.bet != ctx.bet[original_row], "reason.plb.split_bet"),
@@ -357,13 +340,12 @@ def check_double(ctx: Context) -> CheckResult:
     cols = np.arange(ctx.actions.shape[1])[None, :]
     d_pos = np.where(applies, (ctx.actions == DOUBLE).argmax(axis=1), 0)
     hit_after = ((ctx.actions == HIT) & (cols > d_pos[:, None])).any(axis=1)
-    violates, reason, keys = _reasons(
+    violates, reason, keys = reasons(
         ((np.isin(ctx.actions, (HIT, STAND, SURR)) & (cols < d_pos[:, None])).any(axis=1), "reason.plb.double_late"),
         (ctx.double > ctx.bet, "reason.plb.double_over_bet"),
         (hit_after | (n[DOUBLE] > 1), "reason.plb.double_more_cards"),
     )
-    return ctx.hands_result(applies, violates, reason=reason, reasons=keys,
-                            expected=ctx.bet, observed=ctx.double)
+    return ctx.hands_result(applies, violates, reason=reason, reasons=keys)
 
 
 def check_bj_pay(ctx: Context) -> CheckResult:
@@ -376,7 +358,7 @@ def check_even_money(ctx: Context) -> CheckResult:
     the voluntary deal (it ends the hand)."""
     applies = ctx.n[EVEN] > 0
     n = ctx.n
-    violates, reason, keys = _reasons(
+    violates, reason, keys = reasons(
         (~(ctx.natural & (ctx.hand == 0) & ctx.up_is_ace[ctx.rid]), "reason.plb.even_money_not_bj_ace"),
         ((n[HIT] + n[DOUBLE] + n[SPLIT] + n[SURR] > 0) | ctx.after(EVEN), "reason.plb.even_money_late"),
     )
@@ -408,7 +390,7 @@ def check_play(ctx: Context) -> CheckResult:
 def check_dealer_play(ctx: Context) -> CheckResult:
     """Art. 14: the dealer stands on 17 or more (soft 17 included) and draws on 16 or less."""
     drew, stood = bj.dealer_play_faults(ctx.dealer, ctx.dealer_count)
-    violates, reason, keys = _reasons((drew, "reason.plb.dealer_drew_on_17"),
+    violates, reason, keys = reasons((drew, "reason.plb.dealer_drew_on_17"),
                                       (stood, "reason.plb.dealer_stood_below_17"))
     return ctx.rounds_result(np.ones(ctx.n_rounds, bool), violates, reason=reason, reasons=keys)
 
@@ -509,7 +491,7 @@ def check_bet_limits(ctx: Context) -> CheckResult:
     main_bad = ((lo >= 0) & (ctx.bet < lo)) | ((hi >= 0) & (ctx.bet > hi))
     pool = ctx.pool_bet > 0
     pool_bad = pool & (((plo >= 0) & (ctx.pool_bet < plo)) | ((phi >= 0) & (ctx.pool_bet > phi)))
-    violates, reason, keys = _reasons((main_bad, "reason.plb.bet_main"), (pool_bad, "reason.plb.bet_pool"))
+    violates, reason, keys = reasons((main_bad, "reason.plb.bet_main"), (pool_bad, "reason.plb.bet_pool"))
     return ctx.hands_result(original & posted, violates, reason=reason, reasons=keys,
                             note="" if posted.any() or not len(posted) else "note.no_limits_posted")
 

@@ -20,7 +20,7 @@ from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import GameContext, card_faults_result, pay_limit_result, previous_rounds, CheckResult, group_any, group_sum, money_mismatch
+from .base import deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_sum, money_mismatch
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -52,36 +52,19 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
         (key.duplicated(keep=False).to_numpy(), "seat", "reject.ts.duplicate_seat"),
         ((count >= 2) & (ts.bj_count(n[HIT], n[DOUBLE]) > count), "actions", "reject.ts.cards_vs_actions"),
         ((df["double"].to_numpy() > 0) != (n[DOUBLE] > 0), "double", "reject.ts.double_vs_action"),
-        ((dcount >= 2) & ((dbc < 2) | (dbc > dcount)), "dealer_bj_count", "reject.ts.dealer_bj_count"),
+        ((dbc < 2) | (dbc > np.maximum(dcount, 2)), "dealer_bj_count", "reject.ts.dealer_bj_count"),
     ]
-
-
-def _reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
-    """(violates, reason index, reason keys): the first matching reason names each row."""
-    masks = [m for m, _ in pairs]
-    violates = np.logical_or.reduce(masks)
-    reason = np.zeros(len(violates), dtype=np.int8)
-    for i in range(len(masks) - 1, -1, -1):
-        reason[masks[i]] = i
-    return violates, reason, tuple(k for _, k in pairs)
 
 
 class Context(GameContext):
     """Everything the Triple Shot checks share, computed once over all accepted hands."""
 
+    ROUND_COLUMNS = GameContext.ROUND_COLUMNS + ("deck_id", "deck_color")
+
     def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
                  previous: pd.DataFrame | None = None):
-        self.previous = previous  # each table's last round in earlier chunks (engine carry)
-        df = table.df
-        self.card_faults = card_faults
-        self.profiles = profiles
-        key = df["table_id"].astype(str) + "\x1f" + df["round_id"].astype(str)
-        self.rid, _ = pd.factorize(key, sort=False)
-        self.n_rounds = int(self.rid.max()) + 1 if len(self.rid) else 0
-        first = np.flatnonzero(np.r_[True, self.rid[1:] != self.rid[:-1]]) if len(self.rid) else np.zeros(0, int)
-        self.hands = df.reset_index(drop=True)
-        self.rounds = df.iloc[first][["table_id", "round_id", "started_at", "dealer_id", "deck_id", "deck_color",
-                                      "_file", "_line"]].reset_index(drop=True)
+        super().__init__(table, profiles, card_faults, previous)
+        df, first = table.df, self.first
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)
         self.dealer = table.matrices["dealer_cards"].cards[first]
@@ -90,7 +73,6 @@ class Context(GameContext):
         self.actions = table.matrices["actions"].cards
         self.n = _counts(self.actions)
         self.bjc = ts.bj_count(self.n[HIT], self.n[DOUBLE])
-        self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
         self.seat = df["seat"].to_numpy()
         for name in ("bet_war", "bet_bj", "bet_poker", "double", "bonus_bet",
                      "net_war", "net_bj", "net_poker", "net_bonus"):
@@ -196,7 +178,7 @@ def check_positions(ctx: Context) -> CheckResult:
     R = ctx.n_rounds
     n = group_sum(np.ones(len(ctx.rid), np.int64), ctx.rid, R)
     outside = group_any((ctx.seat < 1) | (ctx.seat > SEATS), ctx.rid, R)
-    violates, reason, keys = _reasons((n > SEATS, "reason.ts.too_many_seats"),
+    violates, reason, keys = reasons((n > SEATS, "reason.ts.too_many_seats"),
                                       (outside, "reason.ts.seat_outside"))
     return ctx.rounds_result(np.ones(R, bool), violates, reason=reason, reasons=keys)
 
@@ -204,7 +186,7 @@ def check_positions(ctx: Context) -> CheckResult:
 def check_six_cards(ctx: Context) -> CheckResult:
     """Art. 1 i: each player and the dealer receive six cards."""
     R = ctx.n_rounds
-    violates, reason, keys = _reasons((ctx.dcount != CARDS, "reason.ts.dealer_count"),
+    violates, reason, keys = reasons((ctx.dcount != CARDS, "reason.ts.dealer_count"),
                                       (group_any(ctx.count != CARDS, ctx.rid, R), "reason.ts.player_count"))
     return ctx.rounds_result(np.ones(R, bool), violates, reason=reason, reasons=keys)
 
@@ -233,14 +215,7 @@ def check_two_decks(ctx: Context) -> CheckResult:
     differ in colour from that round's. A deck may be replaced (a marked or missing card), so
     the ids seen over a day may be more than two. A round whose predecessor was rejected for
     unreadable cards is not compared across the gap: that round's deck is unknown."""
-    rounds = ctx.rounds
-    known, before = previous_rounds(rounds, ctx.card_faults, ctx.previous, ["deck_id", "deck_color"])
-    deck = rounds["deck_id"].to_numpy().astype(str)
-    color = np.char.lower(rounds["deck_color"].to_numpy().astype(str))
-    violates, reason, keys = _reasons(
-        (deck == before["deck_id"].astype(str), "reason.ts.deck_not_alternated"),
-        (color == np.char.lower(before["deck_color"].astype(str)), "reason.ts.deck_same_colour"))
-    return ctx.rounds_result(known, violates, reason=reason, reasons=keys)
+    return deck_alternation_result(ctx, np.ones(ctx.n_rounds, bool))
 
 
 def check_war(ctx: Context) -> CheckResult:
@@ -273,7 +248,7 @@ def check_bj_play(ctx: Context) -> CheckResult:
     double_bad = (ctx.n[DOUBLE] > 0) & ((d_pos > 0) | (ctx.n[DOUBLE] > 1) | (ctx.n[HIT] > 0)
                                         | (ctx.double > ctx.bet_bj))
     after_stand = ((ctx.actions >= 0) & (acols > s_pos[:, None])).any(axis=1)
-    player, preason, pkeys = _reasons((ctx.n[SPLIT] > 0, "reason.ts.split"),
+    player, preason, pkeys = reasons((ctx.n[SPLIT] > 0, "reason.ts.split"),
                                       (playable & hit_21, "reason.ts.hit_on_21"),
                                       (double_bad, "reason.ts.double"),
                                       (after_stand, "reason.ts.after_stand"))
@@ -346,7 +321,7 @@ def check_bet_limits(ctx: Context) -> CheckResult:
         any_posted |= (lo >= 0) | (hi >= 0)
         placed = bet > 0
         pairs.append((placed & (((lo >= 0) & (bet < lo)) | ((hi >= 0) & (bet > hi))), key))
-    violates, reason, keys = _reasons(*pairs)
+    violates, reason, keys = reasons(*pairs)
     return ctx.hands_result(any_posted, violates, reason=reason, reasons=keys,
                             note="" if any_posted.any() or not len(any_posted) else "note.no_limits_posted")
 
@@ -375,7 +350,7 @@ def check_paytable(ctx: Context) -> CheckResult:
     peru = np.array([p.caribbean.royal_flush != 100 or p.caribbean.straight_flush != 50 for p in profiles], bool)
     order = np.array([_not_increasing(p.caribbean if p.poker_mode == "caribbean" else p.paytable)
                       or _not_increasing(p.bonus) for p in profiles], bool)
-    violates, reason, keys = _reasons((carib & peru, "reason.ts.caribbean_ratios"),
+    violates, reason, keys = reasons((carib & peru, "reason.ts.caribbean_ratios"),
                                       (order, "reason.ts.table_order"))
     used = np.zeros(len(profiles), bool)
     used[np.unique(ctx.which)] = True

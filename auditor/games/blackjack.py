@@ -106,8 +106,9 @@ def dealer_play_faults(dealer: np.ndarray, count: np.ndarray, *, stand_on: int =
     # Draws: the dealer held cards 0..j and drew card j+1, for j = 1 .. count-2.
     drawn = (cols >= 1) & (cols <= count[:, None] - 2)
     drew_when_standing = (drawn & ~must_hit).any(axis=1)
-    last = np.take_along_axis(must_hit, np.maximum(count - 1, 0)[:, None].astype(np.int64), axis=1)[:, 0]
-    final_total = np.take_along_axis(best, np.maximum(count - 1, 0)[:, None].astype(np.int64), axis=1)[:, 0]
+    final = np.clip(count.astype(np.int64) - 1, 0, width - 1)[:, None]
+    last = np.take_along_axis(must_hit, final, axis=1)[:, 0]
+    final_total = np.take_along_axis(best, final, axis=1)[:, 0]
     stood_when_hitting = last & (final_total <= 21) & (count >= 2)
     return drew_when_standing, stood_when_hitting
 

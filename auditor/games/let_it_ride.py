@@ -33,7 +33,9 @@ DEFAULT_BONUS = {"royal_flush": 20000, "straight_flush": 2000, "four_of_a_kind":
                  "flush": 50, "straight": 25, "three_of_a_kind": 9, "two_pair": 6, "one_pair": 0}
 
 _PRIMARY_MASK = (1 << 13) - 1
-_DUMMY = np.array([0, 5, 10, 15, 48], dtype=np.int8)  # any five distinct cards
+# A placeholder for malformed hands: 2S 4H 6D 8C TS, a high card that pays nothing, so a
+# malformed hand adds no winnings to its round (nor can it make the round look capped).
+_DUMMY = np.array([0, 9, 18, 27, 32], dtype=np.int8)
 
 
 def final_hands(player: np.ndarray, community: np.ndarray, ok: np.ndarray | None = None) -> np.ndarray:
