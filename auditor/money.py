@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["parse_money", "cents_to_decimal", "format_soles", "decimal_to_cents"]
+__all__ = ["parse_money", "cents_to_decimal", "cents_text", "format_soles", "decimal_to_cents"]
 
 # Up to 13 integer digits keeps céntimos far inside int64; a comma is accepted as the
 # decimal mark (Spanish-locale spreadsheets) when no dot is present.
@@ -69,6 +69,15 @@ def _parse_plain_decimals(arr, blank):
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     return np.asarray(cents.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def cents_text(cents) -> np.ndarray:
+    """Log text (``"12.50"``, ``"-3.00"``) of céntimos, for writing logs; each distinct
+    amount is formatted once."""
+    values, inverse = np.unique(np.asarray(cents, dtype=np.int64), return_inverse=True)
+    text = np.array([f"{'-' if c < 0 else ''}{abs(c) // 100}.{abs(c) % 100:02d}" for c in values.tolist()],
+                    dtype=object)
+    return text[inverse.reshape(-1)]
 
 
 def cents_to_decimal(cents: int) -> Decimal:

@@ -171,6 +171,13 @@ class GameContext:
         self.hands = df.reset_index(drop=True)
         self.rounds = df.iloc[self.first][list(self.ROUND_COLUMNS)].reset_index(drop=True)
         self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
+        self.cards = table.matrices["cards"].cards
+        self.count = table.matrices["cards"].count.astype(np.int16)
+
+    def rows_of(self, rounds: np.ndarray) -> list[np.ndarray]:
+        """The hand rows of each of the given rounds (a round's rows are contiguous)."""
+        ends = np.r_[self.first[1:], len(self.rid)]
+        return [np.arange(self.first[r], ends[r]) for r in rounds]
 
     def param(self, name: str, *, cents: bool = False, missing=-1) -> np.ndarray:
         """A profile parameter per round (céntimos for money; ``missing`` where the profile

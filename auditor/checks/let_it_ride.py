@@ -54,8 +54,6 @@ class Context(GameContext):
                  previous: pd.DataFrame | None = None):
         super().__init__(table, profiles, card_faults, previous)
         df, first = table.df, self.first
-        self.cards = table.matrices["cards"].cards
-        self.count = table.matrices["cards"].count.astype(np.int16)
         self.community = table.matrices["community_cards"].cards[first]
         self.ccount = table.matrices["community_cards"].count[first].astype(np.int16)
         self.seat = df["seat"].to_numpy()
@@ -122,10 +120,8 @@ class Context(GameContext):
         }
 
     def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
-        order = np.argsort(self.rid, kind="stable")
-        bounds = np.searchsorted(self.rid[order], np.stack([idx, idx + 1]))
-        hands = ["; ".join(f"{self.seat[i]}: {format_cards(self.cards[i])}" for i in order[a:b])
-                 for a, b in zip(bounds[0], bounds[1])]
+        hands = ["; ".join(f"{self.seat[i]}: {format_cards(self.cards[i])}" for i in rows)
+                 for rows in self.rows_of(idx)]
         return {
             "community_cards": [format_cards(row) for row in self.community[idx]],
             "hands": hands,

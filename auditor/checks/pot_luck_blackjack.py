@@ -79,8 +79,6 @@ class Context(GameContext):
                  previous: pd.DataFrame | None = None):
         super().__init__(table, profiles, card_faults, previous)
         df, first = table.df, self.first
-        self.cards = table.matrices["cards"].cards
-        self.count = table.matrices["cards"].count.astype(np.int16)
         self.actions = table.matrices["actions"].cards
         self.dealer = table.matrices["dealer_cards"].cards[first]
         self.dealer_count = table.matrices["dealer_cards"].count[first].astype(np.int16)
@@ -182,17 +180,8 @@ class Context(GameContext):
         }
 
     def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
-        hands_of = {}
-        for rid in idx:  # only violating rounds: a few, not the hot path
-            rows = np.flatnonzero(self.rid == rid) if len(idx) < 50 else None
-            hands_of[rid] = rows
-        if len(idx) >= 50:
-            order = np.argsort(self.rid, kind="stable")
-            bounds = np.searchsorted(self.rid[order], np.stack([idx, idx + 1]))
-            hands_of = {rid: order[a:b] for rid, a, b in zip(idx, bounds[0], bounds[1])}
         seats = []
-        for rid in idx:
-            rows = hands_of[rid]
+        for rows in self.rows_of(idx):  # only violating rounds: a few, not the hot path
             seats.append("; ".join(
                 f"{self.seat[i]}.{self.hand[i]}: {format_cards(self.cards[i])} "
                 f"[{''.join(LETTERS[c] for c in self.actions[i] if c >= 0)}] "

@@ -65,8 +65,6 @@ class Context(GameContext):
                  previous: pd.DataFrame | None = None):
         super().__init__(table, profiles, card_faults, previous)
         df, first = table.df, self.first
-        self.cards = table.matrices["cards"].cards
-        self.count = table.matrices["cards"].count.astype(np.int16)
         self.dealer = table.matrices["dealer_cards"].cards[first]
         self.dcount = table.matrices["dealer_cards"].count[first].astype(np.int16)
         self.dbc = df["dealer_bj_count"].to_numpy()[first].astype(np.int16)
@@ -149,11 +147,9 @@ class Context(GameContext):
         }
 
     def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
-        order = np.argsort(self.rid, kind="stable")
-        bounds = np.searchsorted(self.rid[order], np.stack([idx, idx + 1]))
         hands = ["; ".join(f"{self.seat[i]}: {format_cards(self.cards[i])} "
-                           f"[{''.join(LETTERS[c] for c in self.actions[i] if c >= 0)}]" for i in order[a:b])
-                 for a, b in zip(bounds[0], bounds[1])]
+                           f"[{''.join(LETTERS[c] for c in self.actions[i] if c >= 0)}]" for i in rows)
+                 for rows in self.rows_of(idx)]
         return {
             "dealer_cards": [format_cards(row) for row in self.dealer[idx]],
             "dealer_bj_count": self.dbc[idx].tolist(),

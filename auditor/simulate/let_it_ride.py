@@ -18,6 +18,7 @@ import pandas as pd
 from ..cards import RANKS, SUITS
 from ..games import let_it_ride as lir
 from ..logs.schema import PULL_VALUES
+from ..money import cents_text
 from ..profiles import LetItRideProfile, ProfileSet
 
 __all__ = ["simulate", "FAULT_KINDS", "deal_and_settle"]
@@ -213,10 +214,10 @@ def simulate(rounds: int, seed: int, faults: float, profiles: list,
         "table_id": tables[rid], "round_id": round_ids[rid], "started_at": stamp[rid], "dealer_id": dealer[rid],
         "deck_id": deck_id[rid], "deck_color": colour[rid], "community_cards": comm[rid],
         "seat": h["seat"], "cards": card_text,
-        "bet_1": _money(h["bet_1"]), "bet_2": _money(h["bet_2"]), "bet_dollar": _money(h["bet_dollar"]),
-        "pulled_1": pulled[h["pulled_1"]], "pulled_2": pulled[h["pulled_2"]], "bonus_bet": _money(h["bonus_bet"]),
-        "net_1": _money(h["net_1"]), "net_2": _money(h["net_2"]), "net_dollar": _money(h["net_dollar"]),
-        "net_bonus": _money(h["net_bonus"]),
+        "bet_1": cents_text(h["bet_1"]), "bet_2": cents_text(h["bet_2"]), "bet_dollar": cents_text(h["bet_dollar"]),
+        "pulled_1": pulled[h["pulled_1"]], "pulled_2": pulled[h["pulled_2"]], "bonus_bet": cents_text(h["bonus_bet"]),
+        "net_1": cents_text(h["net_1"]), "net_2": cents_text(h["net_2"]), "net_dollar": cents_text(h["net_dollar"]),
+        "net_bonus": cents_text(h["net_bonus"]),
     })
     return frame, pd.DataFrame(truth_rows, columns=["table_id", "round_id", "code"])
 
@@ -331,9 +332,3 @@ def _text3(cards: np.ndarray) -> np.ndarray:
     return out
 
 
-def _money(cents: np.ndarray) -> np.ndarray:
-    """Soles text of céntimos (few distinct amounts: format each once)."""
-    values, inverse = np.unique(np.asarray(cents, dtype=np.int64), return_inverse=True)
-    text = np.array([f"{'-' if c < 0 else ''}{abs(c) // 100}.{abs(c) % 100:02d}" for c in values.tolist()],
-                    dtype=object)
-    return text[inverse]

@@ -19,6 +19,7 @@ import pandas as pd
 from ..cards import format_cards
 from ..checks.pot_luck_blackjack import OUTCOME_CODE
 from ..games import blackjack as bj
+from ..money import cents_text
 from ..profiles import PotLuckProfile, ProfileSet
 
 __all__ = ["simulate", "FAULT_KINDS"]
@@ -454,10 +455,6 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
     return pd.DataFrame(sorted(set(truth)), columns=["table_id", "round_id", "code"])
 
 
-def _money(cents: np.ndarray) -> list[str]:
-    return [f"{'-' if c < 0 else ''}{abs(c) // 100}.{abs(c) % 100:02d}" for c in cents.tolist()]
-
-
 def _to_text(frame: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({
         "table_id": frame["table_id"], "round_id": frame["round_id"], "started_at": frame["started_at"],
@@ -469,7 +466,7 @@ def _to_text(frame: pd.DataFrame) -> pd.DataFrame:
         "actions": frame["actions"],
     })
     for col in ("bet", "double", "insurance", "pool_bet", "net_main", "net_insurance", "pool_paid"):
-        out[col] = _money(frame[col].to_numpy())
+        out[col] = cents_text(frame[col].to_numpy())
     bad = frame["_bad_cards"].to_numpy()
     has = bad != ""
     out.loc[has, "cards"] = bad[has]

@@ -19,6 +19,7 @@ import pandas as pd
 from ..cards import RANKS, format_cards
 from ..games import blackjack as bj
 from ..games import triple_shot as ts
+from ..money import cents_text
 from ..profiles import ProfileSet, TripleShotProfile
 from .pot_luck_blackjack import _wants_double, _wants_hit
 
@@ -277,10 +278,6 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
     return pd.DataFrame(sorted(set(truth)), columns=["table_id", "round_id", "code"])
 
 
-def _money(cents: np.ndarray) -> list[str]:
-    return [f"{'-' if c < 0 else ''}{abs(c) // 100}.{abs(c) % 100:02d}" for c in cents.tolist()]
-
-
 def _to_text(frame: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({
         "table_id": frame["table_id"], "round_id": frame["round_id"], "started_at": frame["started_at"],
@@ -292,7 +289,7 @@ def _to_text(frame: pd.DataFrame) -> pd.DataFrame:
     })
     for col in ("bet_war", "bet_bj", "bet_poker", "double", "bonus_bet", "net_war", "net_bj", "net_poker",
                 "net_bonus"):
-        out[col] = _money(frame[col].to_numpy())
+        out[col] = cents_text(frame[col].to_numpy())
     bad = frame["_bad_cards"].to_numpy()
     has = bad != ""
     out.loc[has, "cards"] = bad[has]
