@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "card_faults_result", "pay_limit_result", "round_index",
+__all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
+           "positions_result", "card_faults_result", "pay_limit_result", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled"]
 
@@ -92,6 +93,32 @@ def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: p
     known[known] = ~events["_rejected"].to_numpy(dtype=bool)[prev[known]]
     values = {c: events[c].to_numpy()[np.maximum(prev, 0)] for c in columns}
     return known, values
+
+
+def most_copies(ctx: GameContext, shared: np.ndarray) -> np.ndarray:
+    """The most copies of any one card in each round, over the hands' cards and the round's
+    ``shared`` cards (dealer or community, one row per round). Counted in blocks of rounds so
+    the count table stays small."""
+    most = np.zeros(ctx.n_rounds, dtype=np.int64)
+    step = 200_000
+    for lo in range(0, ctx.n_rounds, step):
+        hi = min(lo + step, ctx.n_rounds)
+        rows = slice(ctx.first[lo], ctx.first[hi] if hi < ctx.n_rounds else len(ctx.rid))
+        hand_cards, own = ctx.cards[rows], shared[lo:hi]
+        keys = [((ctx.rid[rows] - lo)[:, None] * 52 + hand_cards)[hand_cards >= 0],
+                (np.arange(hi - lo)[:, None] * 52 + own)[own >= 0]]
+        counts = np.bincount(np.concatenate(keys), minlength=(hi - lo) * 52).reshape(hi - lo, 52)
+        most[lo:hi] = counts.max(axis=1)
+    return most
+
+
+def positions_result(ctx: GameContext, seats: int, too_many: str, outside: str) -> CheckResult:
+    """At most ``seats`` player positions in a round, numbered 1..``seats`` (the reason keys
+    name the two ways to break it)."""
+    n = group_sum(np.ones(len(ctx.rid), np.int64), ctx.rid, ctx.n_rounds)
+    off = group_any((ctx.seat < 1) | (ctx.seat > seats), ctx.rid, ctx.n_rounds)
+    violates, reason, keys = reasons((n > seats, too_many), (off, outside))
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), violates, reason=reason, reasons=keys)
 
 
 def deck_alternation_result(ctx, applies: np.ndarray) -> CheckResult:

@@ -19,7 +19,7 @@ from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_sum
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -142,12 +142,7 @@ def check_cards(ctx: Context) -> CheckResult:
 def check_positions(ctx: Context) -> CheckResult:
     """Art. 2 a: seven player positions; a round with more players, or a position number
     outside 1..7, breaks it."""
-    R = ctx.n_rounds
-    n = group_sum(np.ones(len(ctx.rid), np.int64), ctx.rid, R)
-    outside = group_any((ctx.seat < 1) | (ctx.seat > SEATS), ctx.rid, R)
-    violates, reason, keys = reasons((n > SEATS, "reason.lir.too_many_seats"),
-                                      (outside, "reason.lir.seat_outside"))
-    return ctx.rounds_result(np.ones(R, bool), violates, reason=reason, reasons=keys)
+    return positions_result(ctx, SEATS, "reason.lir.too_many_seats", "reason.lir.seat_outside")
 
 
 def check_hand(ctx: Context) -> CheckResult:
@@ -161,18 +156,7 @@ def check_hand(ctx: Context) -> CheckResult:
 def check_one_deck(ctx: Context) -> CheckResult:
     """Art. 1 h: a round is dealt from one 52-card deck, so no card appears twice among the
     players' and the community cards."""
-    over = np.zeros(ctx.n_rounds, dtype=bool)
-    step = 200_000  # rounds per block keeps the count table small
-    for lo in range(0, ctx.n_rounds, step):
-        hi = min(lo + step, ctx.n_rounds)
-        rows = (ctx.rid >= lo) & (ctx.rid < hi)
-        hand_cards = ctx.cards[rows]
-        comm = ctx.community[lo:hi]
-        keys = [((ctx.rid[rows] - lo)[:, None] * 52 + hand_cards)[hand_cards >= 0],
-                (np.arange(hi - lo)[:, None] * 52 + comm)[comm >= 0]]
-        counts = np.bincount(np.concatenate(keys), minlength=(hi - lo) * 52).reshape(hi - lo, 52)
-        over[lo:hi] = counts.max(axis=1) > 1
-    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), over)
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), most_copies(ctx, ctx.community) > 1)
 
 
 def check_two_decks(ctx: Context) -> CheckResult:

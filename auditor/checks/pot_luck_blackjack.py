@@ -17,7 +17,7 @@ from ..games import blackjack as bj
 from ..logs.ingest import HandTable
 from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch
+from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -219,18 +219,7 @@ def check_cards(ctx: Context) -> CheckResult:
 
 def check_shoe(ctx: Context) -> CheckResult:
     """No card appears in a round more often than the posted number of decks holds."""
-    decks = ctx.param("decks")
-    over = np.zeros(ctx.n_rounds, dtype=bool)
-    step = 200_000  # rounds per block keeps the count table small
-    for lo in range(0, ctx.n_rounds, step):
-        hi = min(lo + step, ctx.n_rounds)
-        rows = (ctx.rid >= lo) & (ctx.rid < hi)
-        hand_cards = ctx.cards[rows]
-        keys = [((ctx.rid[rows] - lo)[:, None] * 52 + hand_cards)[hand_cards >= 0],
-                (np.arange(hi - lo)[:, None] * 52 + ctx.dealer[lo:hi])[ctx.dealer[lo:hi] >= 0]]
-        counts = np.bincount(np.concatenate(keys), minlength=(hi - lo) * 52).reshape(hi - lo, 52)
-        over[lo:hi] = counts.max(axis=1) > decks[lo:hi]
-    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), over)
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), most_copies(ctx, ctx.dealer) > ctx.param("decks"))
 
 
 def check_surrender(ctx: Context) -> CheckResult:
