@@ -29,3 +29,12 @@ def test_simulated_jsonl_validates_against_schema(tmp_path, game):
     schema = json_schema(game)
     for line in out.read_text(encoding="utf-8").splitlines():
         jsonschema.validate(json.loads(line), schema)
+
+
+@pytest.mark.parametrize("game", sorted(ROUND_MODELS))
+def test_every_field_is_documented(game):
+    from auditor.logs.schema import columns_of
+
+    text = (DOCS / "log-format.md").read_text(encoding="utf-8")
+    missing = [c.name for c in columns_of(game) if f"`{c.name}`" not in text]
+    assert missing == []
