@@ -507,7 +507,7 @@ def _findings(rule, result: CheckResult, lang: str) -> pd.DataFrame:
         message = [title] * n
     expected = _money(result.expected, idx, result.scale)
     observed = _money(result.observed, idx, result.scale)
-    if result.expected is not None and result.observed is not None:
+    if result.expected is not None and result.observed is not None and not result.bound_only:
         impact = _money(result.observed.astype(np.int64) - result.expected.astype(np.int64), idx, result.scale)
     else:
         impact = [None] * n

@@ -35,6 +35,9 @@ class CheckResult:
     note: str = ""                        # catalogue key explaining a not-applicable rule
     rounds_checked: int | None = None     # when the rows are not all the rounds checked
     per_profile: bool = False             # rows are the table profiles, not rounds: judged once
+    # expected/observed are a bound and a total (a limit, a cap), not a payment: no money
+    # impact, which another finding of the same fault already reports (no double counting)
+    bound_only: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "violates", self.violates & self.applies)
@@ -236,5 +239,5 @@ def pay_limit_result(ctx: GameContext, paid: np.ndarray) -> CheckResult:
     limit = ctx.param("payment_limit", cents=True)
     applies = limit >= 0
     total = group_sum(paid, ctx.rid, ctx.n_rounds)
-    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total,
+    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total, bound_only=True,
                              note="" if applies.any() or not len(applies) else "note.no_limits_posted")

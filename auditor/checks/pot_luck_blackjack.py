@@ -439,7 +439,7 @@ def check_pool_cap(ctx: Context) -> CheckResult:
     taken = pool.total - pool.paid
     violates = taken * 100 > pool.total * 5
     cap = pool.total * 5 // 100
-    return ctx.rounds_result(applies, violates, expected=cap, observed=taken)
+    return ctx.rounds_result(applies, violates, expected=cap, observed=taken, bound_only=True)
 
 
 def check_posted_commission(ctx: Context) -> CheckResult:
