@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "format_cards", "rank_of", "suit_of"]
+__all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "format_cards", "card_matrix", "rank_of", "suit_of"]
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
@@ -116,6 +116,14 @@ def rank_of(cards: np.ndarray) -> np.ndarray:
 
 def suit_of(cards: np.ndarray) -> np.ndarray:
     return np.where(cards >= 0, cards & 3, -1)
+
+
+def card_matrix(hands, width: int) -> np.ndarray:
+    """Lists of card ints (one list per hand) as a padded matrix (for the simulators)."""
+    out = np.full((len(hands), width), PAD, dtype=np.int8)
+    for i, cards in enumerate(hands):
+        out[i, : len(cards)] = cards
+    return out
 
 
 def format_cards(row) -> str:

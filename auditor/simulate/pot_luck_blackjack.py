@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta, timezone
 import numpy as np
 import pandas as pd
 
-from ..cards import format_cards
+from ..cards import card_matrix, format_cards
 from ..checks.pot_luck_blackjack import OUTCOME_CODE
 from ..games import blackjack as bj
 from ..money import cents_text
@@ -337,17 +337,10 @@ def simulate(rounds: int, seed: int, faults: float, profiles: list[PotLuckProfil
     return _to_text(frame), truth
 
 
-def _matrix(lists, width=12) -> np.ndarray:
-    out = np.full((len(lists), width), -1, dtype=np.int8)
-    for i, cards in enumerate(lists):
-        out[i, : len(cards)] = cards
-    return out
-
-
 def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     """Settle every hand with the audit's own arithmetic (games.blackjack)."""
-    cards = _matrix(frame["cards"])
-    dealer = _matrix(frame["dealer_cards"])
+    cards = card_matrix(frame["cards"], 12)
+    dealer = card_matrix(frame["dealer_cards"], 12)
     count = np.array([len(c) for c in frame["cards"]])
     actions = frame["actions"]
     hand = frame["hand"].to_numpy()

@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta, timezone
 import numpy as np
 import pandas as pd
 
-from ..cards import RANKS, format_cards
+from ..cards import RANKS, card_matrix, format_cards
 from ..games import blackjack as bj
 from ..games import triple_shot as ts
 from ..money import cents_text
@@ -189,17 +189,10 @@ def _round(rng: random.Random, table: _Table, kind: str | None, rows: dict, n: i
     return kind
 
 
-def _matrix(lists, width=8) -> np.ndarray:
-    out = np.full((len(lists), width), -1, dtype=np.int8)
-    for i, cards in enumerate(lists):
-        out[i, : len(cards)] = cards
-    return out
-
-
 def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     """Settle every bet with the audit's own arithmetic (games.triple_shot)."""
-    cards = _matrix(frame["cards"])
-    dealer = _matrix(frame["dealer_cards"])
+    cards = card_matrix(frame["cards"], 8)
+    dealer = card_matrix(frame["dealer_cards"], 8)
     which = pset.assign(frame["table_id"], pd.to_datetime(frame["started_at"], utc=True))
     profs = pset.profiles
 
