@@ -1,37 +1,25 @@
 """Let It Ride end to end: simulated logs with planted faults must give exactly the truth,
 a clean log no finding, and the simulated play the exact house edge."""
 
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from auditor.engine import audit
 from auditor.games import let_it_ride as lir
-from auditor.profiles import default_profile, load_profiles
+from auditor.profiles import default_profile
 from auditor.registry import GAMES
-from auditor.simulate import run
 from auditor.simulate.let_it_ride import deal_and_settle
+from simulated import audit_against_truth
 
-PROFILES = Path(__file__).resolve().parent.parent / "profiles"
 GAME = "let-it-ride"
 # reference-numbers.md 1c: with optimal pulling the three base bets return -0.035057 of one
 # base bet per hand (house edge 3.5057 %).
 HOUSE_EDGE = -0.035057
 
 
-def _audit_against_truth(tmp_path, seed, faults, rounds, suffix=".csv"):
-    log, truth_file = run(GAME, rounds=rounds, seed=seed, faults=faults, out=tmp_path / f"log{suffix}")
-    result = audit([log], profiles=load_profiles([PROFILES]))
-    found = set(map(tuple, result.findings[["table_id", "round_id", "code"]].astype(str).to_numpy()))
-    truth = set(map(tuple, pd.read_csv(truth_file, dtype=str)[["table_id", "round_id", "code"]].to_numpy()))
-    return result, found, truth
-
-
 @pytest.mark.parametrize("seed", [7, 11, 23, 99])
 def test_findings_equal_truth(tmp_path, seed):
-    result, found, truth = _audit_against_truth(tmp_path, seed, 0.02, 200_000)
+    result, found, truth = audit_against_truth(tmp_path, GAME, seed, 0.02, 200_000)
     assert len(truth) > 3000
     assert found - truth == set(), "findings the truth does not list"
     assert truth - found == set(), "planted faults the audit missed"
@@ -41,7 +29,7 @@ def test_findings_equal_truth(tmp_path, seed):
 
 
 def test_clean_log_has_no_findings(tmp_path):
-    result, found, truth = _audit_against_truth(tmp_path, 3, 0.0, 200_000)
+    result, found, truth = audit_against_truth(tmp_path, GAME, 3, 0.0, 200_000)
     assert truth == set() and found == set()
     assert result.rejected.empty
     assert all(r.status in ("passed", "not_applicable") for r in result.rules)
@@ -49,7 +37,7 @@ def test_clean_log_has_no_findings(tmp_path):
 
 
 def test_jsonl_form_gives_the_same_findings(tmp_path):
-    _, found, truth = _audit_against_truth(tmp_path, 13, 0.05, 5_000, ".jsonl")
+    _, found, truth = audit_against_truth(tmp_path, GAME, 13, 0.05, 5_000, ".jsonl")
     assert found == truth and len(truth) > 100
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import json
 from importlib import resources
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -18,27 +17,9 @@ from auditor.reporting import build_report
 from auditor.reporting.junit import MAX_LISTED, build_junit
 from auditor.reporting.sarif import LEVELS, build_sarif, fingerprint
 from auditor.registry import plugin
+from pot_luck_rows import hand, write_log
 
-HEADER = ("table_id,round_id,started_at,dealer_id,shoe_id,dealer_cards,seat,hand,split_from,cards,"
-          "actions,bet,double,insurance,pool_bet,net_main,net_insurance,pool_paid").split(",")
 runner = CliRunner()
-
-
-def hand(round_id: str, *, table: str = "T1", day: int = 1, minute: int = 0, dealer_id: str = "D1",
-         dealer: str = "TH 7C", cards: str = "9S 7D 2C", actions: str = "HS", bet: str = "10.00",
-         net_main: str = "10.00") -> dict:
-    return {"table_id": table, "round_id": round_id, "started_at": f"2026-11-{day:02d}T20:{minute:02d}:00-05:00",
-            "dealer_id": dealer_id, "shoe_id": "S1", "dealer_cards": dealer, "seat": "1", "hand": "0",
-            "split_from": "", "cards": cards, "actions": actions, "bet": bet, "double": "0", "insurance": "0",
-            "pool_bet": "0", "net_main": net_main, "net_insurance": "0", "pool_paid": "0"}
-
-
-def write_log(path: Path, rows: list[dict]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=HEADER, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
 
 
 # Round 2: dealer drew on soft 17 (PLB-DEALER-PLAY, high, line 3); round 3: a win not paid

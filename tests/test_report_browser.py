@@ -6,7 +6,6 @@ Without a Chromium these tests are SKIPPED, with the reason printed — never pa
 
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import time
@@ -19,12 +18,11 @@ import pytest
 from auditor.engine import FINDING_COLUMNS, AuditResult, audit
 from auditor.findings import InputSummary
 from auditor.reporting import build_report, write_html
+from pot_luck_rows import hand, write_log
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
-HEADER = ("table_id,round_id,started_at,dealer_id,shoe_id,dealer_cards,seat,hand,split_from,cards,"
-          "actions,bet,double,insurance,pool_bet,net_main,net_insurance,pool_paid").split(",")
 
 
 def chromium_path() -> str | None:
@@ -72,22 +70,6 @@ class Page:
 
     def close(self):
         self.page.close()
-
-
-def hand(round_id, *, table="T1", day=1, minute=0, dealer_id="D1", dealer="TH 7C", cards="9S 7D 2C",
-         actions="HS", bet="10.00", net_main="10.00"):
-    return {"table_id": table, "round_id": round_id, "started_at": f"2026-11-{day:02d}T20:{minute:02d}:00-05:00",
-            "dealer_id": dealer_id, "shoe_id": "S1", "dealer_cards": dealer, "seat": "1", "hand": "0",
-            "split_from": "", "cards": cards, "actions": actions, "bet": bet, "double": "0", "insurance": "0",
-            "pool_bet": "0", "net_main": net_main, "net_insurance": "0", "pool_paid": "0"}
-
-
-def write_log(path: Path, rows) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=HEADER, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-    return path
 
 
 # Round 2: the dealer drew on a soft 17 (PLB-DEALER-PLAY, table T1, 1 Nov); round 3: a win of

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,27 +13,7 @@ from auditor.findings import Finding
 from auditor.reporting import build_report, render_html, write_csv, write_html, write_json
 from auditor.reporting.csv_report import neutralise
 from auditor.reporting.json_report import dumps
-
-HEADER = ("table_id,round_id,started_at,dealer_id,shoe_id,dealer_cards,seat,hand,split_from,cards,"
-          "actions,bet,double,insurance,pool_bet,net_main,net_insurance,pool_paid").split(",")
-
-
-def hand(round_id: str, *, minute: int = 0, dealer_id: str = "D1", dealer: str = "TH 7C", cards: str = "9S 7D 2C",
-         actions: str = "HS", bet: str = "10.00", net_main: str = "10.00", **kw) -> dict:
-    row = {"table_id": "T1", "round_id": round_id, "started_at": f"2026-11-01T20:{minute:02d}:00-05:00",
-           "dealer_id": dealer_id, "shoe_id": "S1", "dealer_cards": dealer, "seat": "1", "hand": "0",
-           "split_from": "", "cards": cards, "actions": actions, "bet": bet, "double": "0", "insurance": "0",
-           "pool_bet": "0", "net_main": net_main, "net_insurance": "0", "pool_paid": "0"}
-    row.update(kw)
-    return row
-
-
-def write_log(path: Path, rows: list[dict]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=HEADER, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+from pot_luck_rows import hand, write_log
 
 
 # Round 1 is clean (18 beats the dealer's 17, paid 1 to 1); round 2: the dealer drew on a soft

@@ -10,25 +10,15 @@ import pytest
 from auditor.engine import audit
 from auditor.profiles import load_profiles
 from auditor.simulate import run
+from simulated import audit_against_truth, finding_keys
 
 PROFILES = Path(__file__).resolve().parent.parent / "profiles"
 GAME = "triple-shot"
 
 
-def _findings(result) -> set:
-    return set(map(tuple, result.findings[["table_id", "round_id", "code"]].astype(str).to_numpy()))
-
-
-def _audit_against_truth(tmp_path, seed, faults, rounds, suffix=".csv"):
-    log, truth_file = run(GAME, rounds=rounds, seed=seed, faults=faults, out=tmp_path / f"log{suffix}")
-    result = audit([log], profiles=load_profiles([PROFILES]))
-    truth = set(map(tuple, pd.read_csv(truth_file, dtype=str)[["table_id", "round_id", "code"]].to_numpy()))
-    return result, _findings(result), truth
-
-
 @pytest.mark.parametrize("seed", [7, 11, 23, 99])
 def test_triple_shot_findings_equal_truth(tmp_path, seed):
-    result, found, truth = _audit_against_truth(tmp_path, seed, 0.02, 20_000)
+    result, found, truth = audit_against_truth(tmp_path, GAME, seed, 0.02, 20_000)
     assert len(truth) > 300
     assert found - truth == set(), "findings the truth does not list"
     assert truth - found == set(), "planted faults the audit missed"
@@ -40,22 +30,22 @@ def test_triple_shot_findings_equal_truth(tmp_path, seed):
 
 
 def test_triple_shot_every_fault_kind_occurs(tmp_path):
-    _, _, truth = _audit_against_truth(tmp_path, 5, 0.05, 20_000)
+    _, _, truth = audit_against_truth(tmp_path, GAME, 5, 0.05, 20_000)
     from auditor.registry import GAMES
 
     expected = set(GAMES[GAME].spec.codes) - {"TS-PAYTABLE"}
     assert expected - {c for _, _, c in truth} == set()
 
 
-def test_triple_shot_clean_log_has_no_findings(tmp_path):
-    result, found, truth = _audit_against_truth(tmp_path, 3, 0.0, 10_000)
+def test_triple_shot_clean_log_has_nofinding_keys(tmp_path):
+    result, found, truth = audit_against_truth(tmp_path, GAME, 3, 0.0, 10_000)
     assert truth == set() and found == set()
     assert result.rejected.empty
     assert {r.status for r in result.rules} == {"passed"}
 
 
-def test_triple_shot_jsonl_gives_the_same_findings(tmp_path):
-    _, found, truth = _audit_against_truth(tmp_path, 13, 0.05, 3_000, ".jsonl")
+def test_triple_shot_jsonl_gives_the_samefinding_keys(tmp_path):
+    _, found, truth = audit_against_truth(tmp_path, GAME, 13, 0.05, 3_000, ".jsonl")
     assert found == truth
 
 
@@ -87,7 +77,7 @@ def test_deck_repeated_across_the_file_boundary(tmp_path):
     df[~first_day].to_csv(two, index=False)
     profiles = load_profiles([PROFILES])
     for order in ([one, two], [two, one]):
-        found = _findings(audit(order, profiles=profiles))
+        found = finding_keys(audit(order, profiles=profiles))
         assert found == {("TS-02", nxt, "TS-TWO-DECKS")}
     for alone in (one, two):
-        assert _findings(audit([alone], profiles=profiles)) == set()
+        assert finding_keys(audit([alone], profiles=profiles)) == set()

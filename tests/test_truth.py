@@ -1,28 +1,13 @@
 """End to end: simulated logs with planted faults; the audit must find exactly the truth."""
 
-from pathlib import Path
-
-import pandas as pd
 import pytest
 
-from auditor.engine import audit
-from auditor.profiles import load_profiles
-from auditor.simulate import run
-
-PROFILES = Path(__file__).resolve().parent.parent / "profiles"
-
-
-def _audit_against_truth(tmp_path, game, seed, faults, rounds, suffix=".csv"):
-    log, truth_file = run(game, rounds=rounds, seed=seed, faults=faults, out=tmp_path / f"log{suffix}")
-    result = audit([log], profiles=load_profiles([PROFILES]))
-    found = set(map(tuple, result.findings[["table_id", "round_id", "code"]].astype(str).to_numpy()))
-    truth = set(map(tuple, pd.read_csv(truth_file, dtype=str)[["table_id", "round_id", "code"]].to_numpy()))
-    return result, found, truth
+from simulated import audit_against_truth
 
 
 @pytest.mark.parametrize("seed", [7, 11, 23, 99])
 def test_pot_luck_findings_equal_truth(tmp_path, seed):
-    result, found, truth = _audit_against_truth(tmp_path, "pot-luck-blackjack", seed, 0.02, 20_000)
+    result, found, truth = audit_against_truth(tmp_path, "pot-luck-blackjack", seed, 0.02, 20_000)
     assert len(truth) > 200
     assert found - truth == set(), "findings the truth does not list"
     assert truth - found == set(), "planted faults the audit missed"
@@ -30,7 +15,7 @@ def test_pot_luck_findings_equal_truth(tmp_path, seed):
 
 
 def test_pot_luck_every_fault_kind_occurs(tmp_path):
-    _, _, truth = _audit_against_truth(tmp_path, "pot-luck-blackjack", 5, 0.05, 20_000)
+    _, _, truth = audit_against_truth(tmp_path, "pot-luck-blackjack", 5, 0.05, 20_000)
     codes = {c for _, _, c in truth}
     from auditor.registry import GAMES
 
@@ -39,7 +24,7 @@ def test_pot_luck_every_fault_kind_occurs(tmp_path):
 
 
 def test_pot_luck_clean_log_has_no_findings(tmp_path):
-    result, found, truth = _audit_against_truth(tmp_path, "pot-luck-blackjack", 3, 0.0, 10_000)
+    result, found, truth = audit_against_truth(tmp_path, "pot-luck-blackjack", 3, 0.0, 10_000)
     assert truth == set() and found == set()
     assert result.rejected.empty
     read = sum(i.records_read for i in result.inputs)
@@ -47,10 +32,10 @@ def test_pot_luck_clean_log_has_no_findings(tmp_path):
 
 
 def test_jsonl_form_gives_the_same_findings(tmp_path):
-    _, found_jsonl, truth = _audit_against_truth(tmp_path, "pot-luck-blackjack", 13, 0.05, 3_000, ".jsonl")
+    _, found_jsonl, truth = audit_against_truth(tmp_path, "pot-luck-blackjack", 13, 0.05, 3_000, ".jsonl")
     assert found_jsonl == truth
 
 
 def test_parquet_form_gives_the_same_findings(tmp_path):
-    _, found, truth = _audit_against_truth(tmp_path, "pot-luck-blackjack", 17, 0.05, 3_000, ".parquet")
+    _, found, truth = audit_against_truth(tmp_path, "pot-luck-blackjack", 17, 0.05, 3_000, ".parquet")
     assert found == truth
