@@ -20,18 +20,123 @@ _MONEY = r"^-?[0-9]{1,13}([.,][0-9]{1,2})?$"
 
 
 def parse_money(values, *, signed: bool = False, blank_is_zero: bool = True):
-    """Return (cents int64, bad bool). Blank cells are 0 when ``blank_is_zero``."""
+    """Return (cents int64, bad bool). Blank cells are 0 when ``blank_is_zero``.
+
+    Plain cells (``-?digits(.d|.dd)?``, as exporters write amounts) are read straight from
+    the Arrow buffers; only the other cells (a comma, blanks around the amount, text) go
+    through the string kernels, which can say which of them are bad.
+    """
+    arr = _as_large_string(values)
+    if len(arr) == 0:  # Arrow lets an empty array have an empty offsets buffer
+        return np.zeros(0, np.int64), np.zeros(0, bool)
+    cents, negative, blank, plain = _parse_plain(arr)
+    odd = np.flatnonzero(~(plain | blank))
+    bad = np.zeros(len(arr), bool) if blank_is_zero else blank.copy()
+    if not signed:  # any leading '-', "-0.00" too, whatever the other cells of the column
+        bad |= negative
+    cents[bad] = 0
+    if len(odd):
+        cents[odd], bad[odd] = _parse_careful(arr.take(pa.array(odd)), signed, blank_is_zero)
+    return cents, bad
+
+
+def _as_large_string(values) -> pa.LargeStringArray:
     arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values, type=pa.large_string())
-    if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
+    if not pa.types.is_large_string(arr.type):
         arr = pc.cast(arr, pa.large_string())
-    arr = pc.fill_null(arr, "")
-    blank = np.asarray(pc.equal(arr, "").to_numpy(zero_copy_only=False), dtype=bool)
-    fast = _parse_plain_decimals(arr, blank) if _all_plain(arr, blank) else None
-    if fast is not None:
-        bad = blank & (not blank_is_zero)
-        if not signed:
-            bad |= fast < 0
-        return np.where(bad, 0, fast), bad
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return pc.fill_null(arr, "") if arr.null_count else arr
+
+
+# Plain cells are parsed from the data buffer in blocks of rows, small enough that a block's
+# temporaries stay in the processor's caches.
+_BLOCK = 1 << 16
+# The integer digits are read eight bytes at a time, as little-endian 64-bit words (a word's
+# first character in its lowest byte), and checked and converted with word arithmetic.
+_ZEROS = np.uint64(0x3030303030303030)  # "00000000"
+_HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
+# _KEEP[k] keeps a word's last k bytes.
+_KEEP = np.array([(1 << 64) - (1 << (64 - 8 * k)) for k in range(9)], dtype=np.uint64)
+
+
+def _all_digits(words):
+    """Each word is eight ASCII digits (the high nibble is 3, and adding 6 does not carry)."""
+    return (((words & _HIGH_NIBBLES) == _ZEROS)
+            & (((words + np.uint64(0x0606060606060606)) & _HIGH_NIBBLES) == _ZEROS))
+
+
+def _eight_digits(words):
+    """The value of eight ASCII digits: pairs, then fours, then eights, each by one multiply."""
+    words = ((words & np.uint64(0x0F0F0F0F0F0F0F0F)) * np.uint64(10 << 8 | 1)) >> np.uint64(8)
+    words = ((words & np.uint64(0x00FF00FF00FF00FF)) * np.uint64(100 << 16 | 1)) >> np.uint64(16)
+    return ((words & np.uint64(0x0000FFFF0000FFFF)) * np.uint64(10_000 << 32 | 1)) >> np.uint64(32)
+
+
+def _parse_plain(arr: pa.LargeStringArray):
+    """(cents, negative, blank, plain) of a large_string array without nulls, straight from
+    its buffers: ``plain`` marks the cells of the documented dot-decimal form (``cents`` is 0
+    elsewhere) and ``negative`` those starting with '-'."""
+    n = len(arr)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=n + 1, offset=arr.offset * 8)
+    data_buf = arr.buffers()[2]
+    raw = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    # 16 bytes in front, so that every cell has two whole words before its end, and one behind,
+    # so that the first byte of a blank last cell can be read.
+    data = np.concatenate([np.zeros(16, np.uint8), raw[offsets[0]:offsets[-1]], np.zeros(1, np.uint8)])
+    cents = np.empty(n, np.int64)
+    negative, blank, plain = np.empty(n, bool), np.empty(n, bool), np.empty(n, bool)
+    for lo in range(0, n, _BLOCK):
+        rows = slice(lo, lo + _BLOCK)
+        cents[rows], negative[rows], blank[rows], plain[rows] = _parse_block(
+            data, offsets[lo:lo + _BLOCK + 1] - offsets[0])
+    return cents, negative, blank, plain
+
+
+def _parse_block(data, bounds):
+    """:func:`_parse_plain` of the cells between ``bounds``, offsets into ``data[16:]``."""
+    start, end = bounds[:-1], bounds[1:]
+    length = end - start
+    blank = length == 0
+    negative = (data[16:][start] == ord("-")) & ~blank
+    # The cell less its sign (cut at 18 bytes: a longer cell is not plain anyway).
+    body = np.minimum(length, 18).astype(np.int8) - negative
+    # The last three bytes (some of the cells before, in a short cell): a dot two or one places
+    # from the end, and the decimals after it.
+    third, second, last = (data[16 - k:][end] for k in (3, 2, 1))
+    two = (third == ord(".")) & (body >= 3)
+    one = (second == ord(".")) & (body >= 2) & ~two
+    second, last = second - np.uint8(ord("0")), last - np.uint8(ord("0"))  # a digit's value, or >= 10
+    plain = ((last < 10) | ~(two | one)) & ((second < 10) | ~two)
+    two, one = two.view(np.uint8), one.view(np.uint8)
+    fraction = (second * np.uint8(10) + last) * two + last * np.uint8(10) * one
+    skip = two * np.uint8(3) + one * np.uint8(2)  # the dot and the decimals
+    whole = body - skip  # integer digits
+    plain &= (whole >= 1) & (whole <= 13)
+
+    # The integer digits, right-aligned in one word (or two, past eight digits), with '0' in
+    # the bytes before them.
+    count = 1 if (whole * plain).max(initial=0) <= 8 else 2
+    at = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))  # at[i]: data[i:i + 8]
+    digits_end = end - skip + 16  # in ``data``
+    number = np.uint64(0)
+    for k in range(count):
+        word = at[digits_end - 8 * (count - k)].astype(np.uint64, copy=False)  # native byte order
+        word ^= _ZEROS
+        word &= _KEEP.take(np.clip(whole - 8 * (count - 1 - k), 0, 8).astype(np.intp))
+        word ^= _ZEROS
+        plain &= _all_digits(word)
+        number = number * np.uint64(100_000_000) + _eight_digits(word)
+
+    cents = number.view(np.int64) * 100
+    cents += fraction
+    cents *= plain.view(np.int8) - (plain & negative).view(np.int8) * np.int8(2)  # 1, -1 or 0
+    return cents, negative, blank, plain
+
+
+def _parse_careful(arr, signed: bool, blank_is_zero: bool):
+    """Cell by cell with the string kernels: surrounding whitespace, a decimal comma, and
+    which cells are bad."""
     arr = pc.utf8_trim_whitespace(arr)
     blank = np.asarray(pc.equal(arr, "").to_numpy(zero_copy_only=False), dtype=bool)
     ok = np.asarray(pc.match_substring_regex(arr, _MONEY).to_numpy(zero_copy_only=False), dtype=bool)
@@ -47,28 +152,6 @@ def parse_money(values, *, signed: bool = False, blank_is_zero: bool = True):
     bad = ~ok & ~(blank & blank_is_zero)
     cents[~ok] = 0
     return cents, bad
-
-
-_PLAIN = r"^-?[0-9]{1,13}(\.[0-9]{1,2})?$"
-
-
-def _all_plain(arr, blank) -> bool:
-    """Every non-blank cell is a plain dot-decimal of the documented form (the decimal cast
-    alone would also take "1e2", "+5" or ".5", which the format does not allow)."""
-    plain = np.asarray(pc.match_substring_regex(arr, _PLAIN).to_numpy(zero_copy_only=False), dtype=bool)
-    return bool((plain | blank).all())
-
-
-def _parse_plain_decimals(arr, blank):
-    """Arrow's decimal cast handles the common, clean case in one kernel; it refuses the
-    whole column on any odd cell (a comma, a third decimal, text), which sends the column
-    to the cell-by-cell path that can say which cells are bad."""
-    try:
-        dec = pc.cast(pc.if_else(pa.array(blank), "0", arr), pa.decimal128(17, 2))
-        cents = pc.cast(pc.multiply(dec, pa.scalar(100, pa.decimal128(5, 0))), pa.int64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    return np.asarray(cents.to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
 def cents_text(cents) -> np.ndarray:

@@ -40,3 +40,19 @@ def test_money_round_trip(c):
 def test_soles_format():
     assert format_soles(123450) == "S/ 1\u202f234,50"
     assert format_soles(-5, "en") == "-S/ 0.05"
+
+
+def test_money_refusals():
+    cells = ["1e2", "+5", ".5", "5.", "1.230", " 5 ", "nan", "12345678901234", "1234567890123.45", "\x005", "٥",
+             "5,5", "-", "--5", "1 000", None, " "]
+    cents, bad = parse_money(cells, signed=True, blank_is_zero=False)
+    assert bad.tolist() == [True, True, True, True, True, False, True, True, False, True, True,
+                            False, True, True, True, True, True]
+    assert cents.tolist() == [0, 0, 0, 0, 0, 500, 0, 0, 123456789012345, 0, 0, 550, 0, 0, 0, 0, 0]
+
+
+def test_money_negative_zero_in_an_unsigned_column():
+    """"-0.00" is refused in an unsigned column like any other leading '-', whatever the
+    other cells of the column (a verdict must not depend on where a chunk is cut)."""
+    assert parse_money(["1.5", "5", "-0.00"])[1].tolist() == [False, False, True]
+    assert parse_money(["1,5", "5", "-0.00"])[1].tolist() == [False, False, True]

@@ -3,11 +3,15 @@ and of the money parser."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from auditor import money
 from auditor.cards import RANKS, SUITS, format_cards, parse_cards
 from auditor.games.blackjack import SCALE, Outcome, hand_value, settle_main, totals
 from auditor.money import parse_money
@@ -124,3 +128,152 @@ def test_money_parses_to_exact_cents(cents, mark, pad):
 def test_money_never_raises(text):
     value, bad = parse_money([text], signed=True)
     assert value.dtype == np.int64 and len(bad) == 1
+
+
+# parse_money before it read plain cells from the Arrow buffers: regex checks, a decimal cast
+# for all-plain columns and string rewriting otherwise. The reference the buffer parser must
+# match cell for cell, with one change: "-0.00" in an unsigned column is refused wherever it
+# sits (the old cast let it through when every other cell was plain).
+_OLD_MONEY = r"^-?[0-9]{1,13}([.,][0-9]{1,2})?$"
+_OLD_PLAIN = r"^-?[0-9]{1,13}(\.[0-9]{1,2})?$"
+
+
+def _reference_parse_money(values, *, signed=False, blank_is_zero=True):
+    arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values, type=pa.large_string())
+    if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
+        arr = pc.cast(arr, pa.large_string())
+    arr = pc.fill_null(arr, "")
+    blank = np.asarray(pc.equal(arr, "").to_numpy(zero_copy_only=False), dtype=bool)
+    plain = np.asarray(pc.match_substring_regex(arr, _OLD_PLAIN).to_numpy(zero_copy_only=False), dtype=bool)
+    fast = None
+    if (plain | blank).all():
+        try:
+            dec = pc.cast(pc.if_else(pa.array(blank), "0", arr), pa.decimal128(17, 2))
+            fast = np.asarray(pc.cast(pc.multiply(dec, pa.scalar(100, pa.decimal128(5, 0))), pa.int64())
+                              .to_numpy(zero_copy_only=False), dtype=np.int64)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    if fast is not None:
+        bad = blank & (not blank_is_zero)
+        if not signed:
+            bad |= np.asarray(pc.starts_with(arr, "-").to_numpy(zero_copy_only=False), dtype=bool)
+        return np.where(bad, 0, fast), bad
+    arr = pc.utf8_trim_whitespace(arr)
+    blank = np.asarray(pc.equal(arr, "").to_numpy(zero_copy_only=False), dtype=bool)
+    ok = np.asarray(pc.match_substring_regex(arr, _OLD_MONEY).to_numpy(zero_copy_only=False), dtype=bool)
+    if not signed:
+        neg = np.asarray(pc.starts_with(arr, "-").to_numpy(zero_copy_only=False), dtype=bool)
+        ok &= ~neg
+    norm = pc.replace_substring(arr, ",", ".")
+    norm = pc.replace_substring_regex(norm, r"^(-?[0-9]+)$", r"\1.00")
+    norm = pc.replace_substring_regex(norm, r"\.([0-9])$", r".\10")
+    norm = pc.replace_substring(norm, ".", "")
+    safe = pc.if_else(pa.array(ok), norm, "0")
+    cents = np.array(pc.cast(safe, pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    bad = ~ok & ~(blank & blank_is_zero)
+    cents[~ok] = 0
+    return cents, bad
+
+
+# Characters that sit close to an amount: digits, both decimal marks, signs, exponent letters,
+# the bytes just above '9' and below '0', whitespace (ASCII and Unicode), NUL, non-ASCII digits
+# and a multi-byte letter.
+ODD_CHARS = ".,-+eEnai:;?/ \t\n\r\x00\u00a0\u2007\u0665\uff15\u00f1"
+HOSTILE = st.text(alphabet="0123456789" + ODD_CHARS, max_size=18)
+
+
+@st.composite
+def amounts(draw):
+    """Amounts as logs spell them, plain or not: 0 to 3 decimals, a comma, leading zeros,
+    padding, "-0", up to 15 integer digits (13 is the limit)."""
+    whole = draw(st.one_of(st.integers(0, 99_999), st.integers(0, 10**15 - 1), st.integers(10**11, 10**15 - 1)))
+    text = draw(st.sampled_from(["", "0", "00"])) + str(whole)
+    decimals = draw(st.sampled_from(["", "d", "dd", "dd", "dd", "ddd"]))
+    if decimals:
+        digits = draw(st.text(alphabet="0123456789", min_size=len(decimals), max_size=len(decimals)))
+        text += draw(st.sampled_from([".", ".", ".", ","])) + digits
+    if draw(st.booleans()):
+        text = "-" + text
+    return draw(st.sampled_from(["", "", "", " ", "\t"])) + text + draw(st.sampled_from(["", "", "", " "]))
+
+
+@st.composite
+def corrupted_amounts(draw):
+    """An amount with one character replaced, inserted or deleted."""
+    text = draw(amounts())
+    at = draw(st.integers(0, len(text)))
+    char = draw(st.sampled_from(ODD_CHARS + "0123456789"))
+    how = draw(st.sampled_from(["replace", "insert", "delete"]))
+    if how == "insert":
+        return text[:at] + char + text[at:]
+    return text[:at] + (char if how == "replace" else "") + text[at + 1:]
+
+
+CELL = st.one_of(amounts(), corrupted_amounts(), HOSTILE, st.none(),
+                 st.sampled_from(["", "-0", "-0.00", "-00.0", "5", "12.5", "-25.00", "12345678901234.00"]))
+
+
+def _as_input(cells, kind):
+    if kind == "list":
+        return cells
+    if kind == "chunked":
+        half = len(cells) // 2
+        return pa.chunked_array([pa.array(cells[:half], pa.string()), pa.array([], pa.string()),
+                                 pa.array(cells[half:], pa.string())], pa.string())
+    if kind == "sliced":
+        return pa.array(["9.99", "x", *cells, "1.5"], pa.large_string()).slice(2, len(cells))
+    return pa.array(cells, pa.string() if kind == "string" else pa.large_string())
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(CELL, max_size=12), st.sampled_from(["list", "string", "large_string", "sliced", "chunked"]),
+       st.booleans(), st.booleans(), st.sampled_from([1, 2, 3, 1 << 16]))
+def test_money_parser_matches_the_reference(cells, kind, signed, blank_is_zero, block):
+    """Cell for cell the same cents and the same bad flags as the regex-and-cast parser, for
+    any column (small blocks make short columns cross block boundaries)."""
+    with mock.patch.object(money, "_BLOCK", block):
+        cents, bad = parse_money(_as_input(cells, kind), signed=signed, blank_is_zero=blank_is_zero)
+    want_cents, want_bad = _reference_parse_money(_as_input(cells, kind), signed=signed, blank_is_zero=blank_is_zero)
+    assert cents.dtype == np.int64 and bad.dtype == bool
+    assert cents.tolist() == want_cents.tolist() and bad.tolist() == want_bad.tolist()
+
+
+@st.composite
+def plain_amounts(draw):
+    """Amounts in the plain form (a dot and up to two decimals), up to 13 integer digits and
+    past them, and the spellings of a negative zero."""
+    cents = draw(st.integers(min_value=-10**16 + 1, max_value=10**16 - 1))
+    whole, frac = divmod(abs(cents), 100)
+    forms = [f"{whole}.{frac:02d}"] + [f"{whole}.{frac // 10}"] * (frac % 10 == 0) + [f"{whole}"] * (frac == 0)
+    text = ("-" if cents < 0 else "") + draw(st.sampled_from(forms))
+    return draw(st.sampled_from([text] * 6 + ["-0", "-0.0", "-00.00", ""]))
+
+
+@FAST
+@given(st.lists(plain_amounts(), min_size=1, max_size=12), st.booleans(), st.sampled_from([1, 2, 1 << 16]))
+def test_money_parser_matches_the_reference_on_plain_columns(cells, signed, block):
+    """Columns of plain amounts only, which the reference reads with one decimal cast."""
+    with mock.patch.object(money, "_BLOCK", block):
+        got = parse_money(cells, signed=signed)
+    want = _reference_parse_money(cells, signed=signed)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+def test_money_parser_matches_the_reference_on_a_long_column():
+    """Several blocks of realistic amounts with odd cells here and there, and the edge cases
+    of a column: nothing (even without an offsets buffer), all blank, all null, null slots
+    over text."""
+    rng = np.random.default_rng(7)
+    cents = rng.integers(-500_000, 5_000_000, 150_000)
+    cells = [f"{'-' if c < 0 else ''}{abs(c) // 100}.{abs(c) % 100:02d}" for c in cents.tolist()]
+    for i, odd in zip(range(0, len(cells), 9_973), ["12,50", " 7 ", "1e2", "", "-0", "abc", "5.", "1234567890123.45"] * 3):
+        cells[i] = odd
+    texts = pa.array(["1.00", "12.50", "-3.00", "7"], pa.large_string())
+    null_over_text = pa.LargeStringArray.from_buffers(4, texts.buffers()[1], texts.buffers()[2],
+                                                      pa.py_buffer(bytes([0b1001])), null_count=2)
+    no_offsets = pa.LargeStringArray.from_buffers(0, pa.py_buffer(b""), pa.py_buffer(b""))
+    for column in (cells, cells[:-1], [], no_offsets, [""] * 5, [None] * 3,
+                   pa.array(cells, pa.string()).slice(65_000), null_over_text):
+        for signed in (False, True):
+            got, want = parse_money(column, signed=signed), _reference_parse_money(column, signed=signed)
+            assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
