@@ -14,20 +14,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "format_cards", "card_matrix", "rank_of", "suit_of"]
+__all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "widen", "MIN_WIDTH", "format_cards", "cards_text", "card_matrix", "rank_of", "suit_of"]
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
 PAD = -1
+MIN_WIDTH = 7  # narrowest card matrix: six-card hands (Triple Shot) and a second card always fit
 
-_RANK_LUT = np.full(256, -1, dtype=np.int16)
-for _i, _c in enumerate(RANKS):
-    _RANK_LUT[ord(_c)] = _i
-_SUIT_LUT = np.full(256, -1, dtype=np.int16)
-for _i, _c in enumerate(SUITS):
-    _SUIT_LUT[ord(_c)] = _i
-_RANK_LUT8 = _RANK_LUT.astype(np.int8)
-_SUIT_LUT8 = _SUIT_LUT.astype(np.int8)
+# The card of two bytes read as one little-endian 16-bit word (rank in the low byte), -1 for
+# any word that is no canonical card: one lookup per card instead of two and arithmetic.
+_CARD_LUT = np.full(1 << 16, -1, dtype=np.int8)
+for _r, _rc in enumerate(RANKS):
+    for _s, _sc in enumerate(SUITS):
+        _CARD_LUT[ord(_rc) | ord(_sc) << 8] = _r * 4 + _s
 
 # Spellings the log format accepts besides the canonical "TS": "10S", any case, suit symbols.
 _REWRITES = [("10", "T"), ("♠", "S"), ("♥", "H"), ("♦", "D"), ("♣", "C"),
@@ -67,7 +66,9 @@ def parse_cards(values, width: int) -> CardMatrix:
 
     The canonical spelling is parsed straight from the buffers; only rows that fail are
     normalised (case, ``10``, suit symbols, extra blanks or commas) and parsed again, so the
-    string rewriting costs nothing on a clean export.
+    string rewriting costs nothing on a clean export. ``width`` is the most cards a field
+    may hold; the matrix is only as wide as the longest field read (at least ``MIN_WIDTH``
+    or ``width``), so that a twelve-card limit costs nothing when hands have five.
     """
     arr = _as_large_string(values)
     parsed = _parse_canonical(arr, width)
@@ -75,9 +76,17 @@ def parse_cards(values, width: int) -> CardMatrix:
         return parsed
     retry = np.flatnonzero(parsed.bad)
     again = _parse_canonical(_normalise(arr.take(pa.array(retry))), width)
-    cards, count, bad = parsed.cards.copy(), parsed.count.copy(), parsed.bad.copy()
-    cards[retry], count[retry], bad[retry] = again.cards, again.count, again.bad
+    wide = max(parsed.cards.shape[1], again.cards.shape[1])
+    cards, count, bad = widen(parsed.cards, wide), parsed.count.copy(), parsed.bad.copy()
+    cards[retry], count[retry], bad[retry] = widen(again.cards, wide), again.count, again.bad
     return CardMatrix(cards=cards, count=count, bad=bad)
+
+
+def widen(cards: np.ndarray, width: int) -> np.ndarray:
+    """A copy of a padded matrix at least ``width`` wide."""
+    if cards.shape[1] >= width:
+        return cards.copy()
+    return np.concatenate([cards, np.full((len(cards), width - cards.shape[1]), PAD, np.int8)], axis=1)
 
 
 def _parse_canonical(arr: pa.LargeStringArray, width: int) -> CardMatrix:
@@ -92,18 +101,17 @@ def _parse_canonical(arr: pa.LargeStringArray, width: int) -> CardMatrix:
     count = (length + 1) // 3
     bad = (((length + 1) % 3 != 0) & (length > 0)) | (count > width)
     count = np.where(bad, 0, count).astype(np.int8)
+    width = min(width, max(MIN_WIDTH, int(count.max(initial=0))))
 
     k = np.arange(width, dtype=np.int8)
     present = k[None, :] < count[:, None]
     pos = start[:, None] + (3 * k).astype(start.dtype)[None, :] + offsets[0].astype(start.dtype)
-    rank = _RANK_LUT8[data[pos]]
-    suit = _SUIT_LUT8[data[pos + 1]]
-    sep = data[pos + 2]
+    words = np.ndarray((len(data) - 1,), dtype="<u2", buffer=data, strides=(1,))  # words[i] = data[i:i + 2]
+    cards = _CARD_LUT[words[pos]]
     needs_sep = k[None, :] < (count[:, None] - 1)
-    broken = present & ((rank < 0) | (suit < 0))
-    broken |= needs_sep & (sep != 32)
+    broken = present & (cards < 0)
+    broken |= needs_sep & (data[pos + 2] != 32)
     bad |= broken.any(axis=1)
-    cards = rank * 4 + suit
     cards[~present | bad[:, None]] = PAD
     count[bad] = 0
     return CardMatrix(cards=cards, count=count, bad=bad)
@@ -126,6 +134,14 @@ def card_matrix(hands, width: int) -> np.ndarray:
     return out
 
 
+_CARD_TEXT = [RANKS[c >> 2] + SUITS[c & 3] for c in range(52)]
+
+
 def format_cards(row) -> str:
     """Canonical text of one row of a card matrix (for evidence and the simulator)."""
-    return " ".join(RANKS[c >> 2] + SUITS[c & 3] for c in row if c >= 0)
+    return " ".join([_CARD_TEXT[c] for c in row if c >= 0])
+
+
+def cards_text(cards: np.ndarray) -> list[str]:
+    """``format_cards`` of each row of a card matrix."""
+    return [format_cards(row) for row in cards.tolist()]
