@@ -14,10 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..money import cents_text
+
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
            "positions_result", "card_faults_result", "pay_limit_result", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
-           "group_any", "cents_from_scaled"]
+           "group_any", "cents_from_scaled", "letter_counts"]
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,15 @@ def first_index(group: np.ndarray, n_groups: int) -> np.ndarray:
     return starts
 
 
+def letter_counts(codes: np.ndarray, letters: int) -> dict[int, np.ndarray]:
+    """How often each letter code 0..letters-1 occurs in each row of a -1 padded matrix (one
+    count over the matrix, not one comparison per letter)."""
+    n, width = codes.shape
+    keys = (np.arange(n, dtype=np.int64)[:, None] * letters + codes)[codes >= 0]
+    counts = np.bincount(keys, minlength=n * letters).reshape(n, letters).astype(np.int16)
+    return {code: counts[:, code] for code in range(letters)}
+
+
 def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Exact int64 sums per group (a float bincount would lose céntimos past 2**53)."""
     out = np.zeros(n_groups, dtype=np.int64)
@@ -182,6 +193,31 @@ def group_any(mask: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     return out
 
 
+# --- evidence: the text of the violating rows only -------------------------------------
+# A finding's evidence is built for the rows that violate a rule, a few per chunk: every
+# helper takes the selected rows first and converts them, never a whole column.
+
+def letters_text(actions: np.ndarray, letters: str) -> list[str]:
+    """The log letters of each row of an action matrix ("HHS")."""
+    return ["".join([letters[c] for c in row if c >= 0]) for row in actions.tolist()]
+
+
+def money_text(cents: np.ndarray) -> list[str]:
+    """Text in soles of amounts in céntimos ("12.50", "-3.00"), in integer arithmetic."""
+    return cents_text(cents).tolist()
+
+
+def column_values(frame: pd.DataFrame, name: str, rows: np.ndarray) -> list:
+    """The values of a column at ``rows``: only those rows are converted to Python objects."""
+    return frame[name].array.take(rows).to_numpy().tolist()
+
+
+def joined(parts: list[str], bounds: np.ndarray, sep: str = "; ") -> list[str]:
+    """``parts`` (one per hand row of ``GameContext.hand_rows``) joined round by round."""
+    b = bounds.tolist()
+    return [sep.join(parts[lo:hi]) for lo, hi in zip(b[:-1], b[1:])]
+
+
 class GameContext:
     """What every game's audit context offers the checks: the hands and rounds frames, the
     round of each hand, the profile of each round and its parameters, and results built over
@@ -204,10 +240,18 @@ class GameContext:
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)
 
-    def rows_of(self, rounds: np.ndarray) -> list[np.ndarray]:
-        """The hand rows of each of the given rounds (a round's rows are contiguous)."""
-        ends = np.r_[self.first[1:], len(self.rid)]
-        return [np.arange(self.first[r], ends[r]) for r in rounds]
+    def hand_rows(self, rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The hand rows of the given rounds, one round after another, and the bounds of each
+        round's rows in them (one more than the rounds): round k is rows[bounds[k]:bounds[k+1]]."""
+        rounds = np.asarray(rounds, dtype=np.int64)
+        starts = self.first[rounds]
+        after = rounds + 1
+        ends = np.where(after < self.n_rounds, self.first[np.minimum(after, max(self.n_rounds - 1, 0))],
+                        len(self.rid))
+        lengths = ends - starts
+        bounds = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+        rows = np.repeat(starts - bounds[:-1], lengths) + np.arange(bounds[-1])
+        return rows, bounds
 
     def param(self, name: str, *, cents: bool = False, missing=-1) -> np.ndarray:
         """A profile parameter per round (céntimos for money; ``missing`` where the profile

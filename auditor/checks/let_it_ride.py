@@ -12,14 +12,13 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..cards import RANKS, format_cards
+from ..cards import RANKS, cards_text
 from ..games import let_it_ride as lir
 from ..games import poker
 from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
-from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_text, column_values, joined
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -106,27 +105,29 @@ class Context(GameContext):
     def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:
         r = self.rid[idx]
         cat, _ = self.hand_value
-        money = lambda v: [str(cents_to_decimal(x)) for x in v[idx]]  # noqa: E731
+        categories = poker.CATEGORIES
+        pulls = lambda v: [PULL_VALUES[c] if c >= 0 else "?" for c in v[idx].tolist()]  # noqa: E731
+        money = lambda v: money_text(v[idx])  # noqa: E731
         return {
-            "cards": [format_cards(row) for row in self.cards[idx]],
-            "community_cards": [format_cards(row) for row in self.community[r]],
-            "hand": [poker.CATEGORIES[c] if ok else "" for c, ok in zip(cat[idx], self.ok[idx])],
-            "pulled_1": [PULL_VALUES[c] if c >= 0 else "?" for c in self.pulled_1[idx]],
-            "pulled_2": [PULL_VALUES[c] if c >= 0 else "?" for c in self.pulled_2[idx]],
+            "cards": cards_text(self.cards[idx]),
+            "community_cards": cards_text(self.community[r]),
+            "hand": [categories[c] if ok else "" for c, ok in zip(cat[idx].tolist(), self.ok[idx].tolist())],
+            "pulled_1": pulls(self.pulled_1),
+            "pulled_2": pulls(self.pulled_2),
             "bets": [f"{a}/{b}/{c}" for a, b, c in zip(money(self.bet_1), money(self.bet_2), money(self.bet_dollar))],
             "nets": [f"{a}/{b}/{c}" for a, b, c in zip(money(self.net_1), money(self.net_2), money(self.net_dollar))],
             "bonus": [f"{a}/{b}" for a, b in zip(money(self.bonus_bet), money(self.net_bonus))],
-            "deck_id": self.rounds["deck_id"].to_numpy()[r].tolist(),
+            "deck_id": column_values(self.rounds, "deck_id", r),
         }
 
     def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
-        hands = ["; ".join(f"{self.seat[i]}: {format_cards(self.cards[i])}" for i in rows)
-                 for rows in self.rows_of(idx)]
+        rows, bounds = self.hand_rows(idx)
+        hands = [f"{s}: {c}" for s, c in zip(self.seat[rows].tolist(), cards_text(self.cards[rows]))]
         return {
-            "community_cards": [format_cards(row) for row in self.community[idx]],
-            "hands": hands,
-            "deck_id": self.rounds["deck_id"].to_numpy()[idx].tolist(),
-            "deck_color": self.rounds["deck_color"].to_numpy()[idx].tolist(),
+            "community_cards": cards_text(self.community[idx]),
+            "hands": joined(hands, bounds),
+            "deck_id": column_values(self.rounds, "deck_id", idx),
+            "deck_color": column_values(self.rounds, "deck_color", idx),
         }
 
 

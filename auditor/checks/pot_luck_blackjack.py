@@ -12,12 +12,11 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..cards import format_cards
 from ..games import blackjack as bj
 from ..logs.ingest import HandTable
-from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch
+from ..cards import cards_text
+from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch, letter_counts, letters_text, money_text, column_values, joined
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -27,16 +26,12 @@ INS, EVEN, SURR, SPLIT, DOUBLE, HIT, STAND = range(7)
 PLAY = (SURR, SPLIT, DOUBLE, HIT, STAND)  # decisions of the voluntary deal (Art. 14)
 
 
-def _counts(actions: np.ndarray) -> dict[int, np.ndarray]:
-    return {code: (actions == code).sum(axis=1) for code in range(len(LETTERS))}
-
-
 def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
     df = table.df
     cards = table.matrices["cards"]
     actions = table.matrices["actions"].cards
-    n = _counts(actions)
+    n = letter_counts(actions, len(LETTERS))
     count = cards.count.astype(np.int16)
     out = [
         (count < 2, "cards", "reject.plb.too_few_cards"),
@@ -82,7 +77,7 @@ class Context(GameContext):
         self.actions = table.matrices["actions"].cards
         self.dealer = table.matrices["dealer_cards"].cards[first]
         self.dealer_count = table.matrices["dealer_cards"].count[first].astype(np.int16)
-        self.n = _counts(self.actions)
+        self.n = letter_counts(self.actions, len(LETTERS))
         self.hand = df["hand"].to_numpy()
         self.seat = df["seat"].to_numpy()
         self.bet = df["bet"].to_numpy()
@@ -169,28 +164,26 @@ class Context(GameContext):
     def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:
         r = self.rid[idx]
         return {
-            "dealer_cards": [format_cards(row) for row in self.dealer[r]],
-            "cards": [format_cards(row) for row in self.cards[idx]],
-            "actions": ["".join(LETTERS[c] for c in row if c >= 0) for row in self.actions[idx]],
-            "bet": [str(cents_to_decimal(v)) for v in self.bet[idx]],
-            "double": [str(cents_to_decimal(v)) for v in self.double[idx]],
-            "insurance": [str(cents_to_decimal(v)) for v in self.insurance[idx]],
-            "net_main": [str(cents_to_decimal(v)) for v in self.net_main[idx]],
-            "shoe_id": self.rounds["shoe_id"].to_numpy()[r].tolist(),
+            "dealer_cards": cards_text(self.dealer[r]),
+            "cards": cards_text(self.cards[idx]),
+            "actions": letters_text(self.actions[idx], LETTERS),
+            "bet": money_text(self.bet[idx]),
+            "double": money_text(self.double[idx]),
+            "insurance": money_text(self.insurance[idx]),
+            "net_main": money_text(self.net_main[idx]),
+            "shoe_id": column_values(self.rounds, "shoe_id", r),
         }
 
     def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
-        seats = []
-        for rows in self.rows_of(idx):  # only violating rounds: a few, not the hot path
-            seats.append("; ".join(
-                f"{self.seat[i]}.{self.hand[i]}: {format_cards(self.cards[i])} "
-                f"[{''.join(LETTERS[c] for c in self.actions[i] if c >= 0)}] "
-                f"pool {cents_to_decimal(self.pool_bet[i])}/{cents_to_decimal(self.pool_paid[i])}"
-                for i in rows))
+        rows, bounds = self.hand_rows(idx)
+        hands = [f"{s}.{h}: {c} [{a}] pool {b}/{p}" for s, h, c, a, b, p in zip(
+            self.seat[rows].tolist(), self.hand[rows].tolist(), cards_text(self.cards[rows]),
+            letters_text(self.actions[rows], LETTERS), money_text(self.pool_bet[rows]),
+            money_text(self.pool_paid[rows]))]
         return {
-            "dealer_cards": [format_cards(row) for row in self.dealer[idx]],
-            "hands": seats,
-            "shoe_id": self.rounds["shoe_id"].to_numpy()[idx].tolist(),
+            "dealer_cards": cards_text(self.dealer[idx]),
+            "hands": joined(hands, bounds),
+            "shoe_id": column_values(self.rounds, "shoe_id", idx),
         }
 
 

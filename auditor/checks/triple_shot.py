@@ -13,14 +13,13 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..cards import RANKS, format_cards
+from ..cards import RANKS, cards_text
 from ..games import blackjack as bj
 from ..games import poker
 from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
-from ..money import cents_to_decimal
 from ..profiles import ProfileSet
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch, letter_counts, letters_text, money_text, column_values, joined
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -36,14 +35,10 @@ NO_REASON = 127
 BET_CODE = {"net_war": "TS-WAR", "net_bj": "TS-BJ-PAY", "net_poker": "TS-POKER", "net_bonus": "TS-BONUS"}
 
 
-def _counts(actions: np.ndarray) -> dict[int, np.ndarray]:
-    return {code: (actions == code).sum(axis=1).astype(np.int16) for code in range(len(LETTERS))}
-
-
 def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
     df = table.df
-    n = _counts(table.matrices["actions"].cards)
+    n = letter_counts(table.matrices["actions"].cards, len(LETTERS))
     count = table.matrices["cards"].count.astype(np.int16)
     dcount = table.matrices["dealer_cards"].count.astype(np.int16)
     dbc = df["dealer_bj_count"].to_numpy().astype(np.int16)
@@ -69,7 +64,7 @@ class Context(GameContext):
         self.dcount = table.matrices["dealer_cards"].count[first].astype(np.int16)
         self.dbc = df["dealer_bj_count"].to_numpy()[first].astype(np.int16)
         self.actions = table.matrices["actions"].cards
-        self.n = _counts(self.actions)
+        self.n = letter_counts(self.actions, len(LETTERS))
         self.bjc = ts.bj_count(self.n[HIT], self.n[DOUBLE])
         self.seat = df["seat"].to_numpy()
         for name in ("bet_war", "bet_bj", "bet_poker", "double", "bonus_bet",
@@ -131,31 +126,32 @@ class Context(GameContext):
         r = self.rid[idx]
         cat = self.player_hand[0]
         dcat = self.dealer_hand[0]
-        money = lambda v: [str(cents_to_decimal(x)) for x in v[idx]]  # noqa: E731
+        categories = poker.CATEGORIES
+        money = lambda v: money_text(v[idx])  # noqa: E731
         return {
-            "cards": [format_cards(row) for row in self.cards[idx]],
-            "dealer_cards": [format_cards(row) for row in self.dealer[r]],
-            "actions": ["".join(LETTERS[c] for c in row if c >= 0) for row in self.actions[idx]],
-            "poker": [f"{poker.CATEGORIES[a]} / {poker.CATEGORIES[b]}" if ok else ""
-                      for a, b, ok in zip(cat[idx], dcat[r], self.ok[idx])],
+            "cards": cards_text(self.cards[idx]),
+            "dealer_cards": cards_text(self.dealer[r]),
+            "actions": letters_text(self.actions[idx], LETTERS),
+            "poker": [f"{categories[a]} / {categories[b]}" if ok else ""
+                      for a, b, ok in zip(cat[idx].tolist(), dcat[r].tolist(), self.ok[idx].tolist())],
             "bets": [f"{a}/{b}+{d}/{c}/{e}" for a, b, c, d, e in zip(money(self.bet_war), money(self.bet_bj),
                                                                     money(self.bet_poker), money(self.double),
                                                                     money(self.bonus_bet))],
             "nets": [f"{a}/{b}/{c}/{d}" for a, b, c, d in zip(money(self.net_war), money(self.net_bj),
                                                               money(self.net_poker), money(self.net_bonus))],
-            "deck_id": self.rounds["deck_id"].to_numpy()[r].tolist(),
+            "deck_id": column_values(self.rounds, "deck_id", r),
         }
 
     def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
-        hands = ["; ".join(f"{self.seat[i]}: {format_cards(self.cards[i])} "
-                           f"[{''.join(LETTERS[c] for c in self.actions[i] if c >= 0)}]" for i in rows)
-                 for rows in self.rows_of(idx)]
+        rows, bounds = self.hand_rows(idx)
+        hands = [f"{s}: {c} [{a}]" for s, c, a in zip(self.seat[rows].tolist(), cards_text(self.cards[rows]),
+                                                       letters_text(self.actions[rows], LETTERS))]
         return {
-            "dealer_cards": [format_cards(row) for row in self.dealer[idx]],
+            "dealer_cards": cards_text(self.dealer[idx]),
             "dealer_bj_count": self.dbc[idx].tolist(),
-            "hands": hands,
-            "deck_id": self.rounds["deck_id"].to_numpy()[idx].tolist(),
-            "deck_color": self.rounds["deck_color"].to_numpy()[idx].tolist(),
+            "hands": joined(hands, bounds),
+            "deck_id": column_values(self.rounds, "deck_id", idx),
+            "deck_color": column_values(self.rounds, "deck_color", idx),
         }
 
 
