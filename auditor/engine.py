@@ -7,21 +7,24 @@ on every round → collect findings, rule outcomes and the accounting of every r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from . import __version__
 from .checks.base import CheckResult, cents_from_scaled, round_index
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
 from .logs.ingest import HandTable, InputError, collect_rejects, type_rows
-from .logs.sources import BATCH_ROWS, SUFFIXES, Source, open_source
+from .logs.sources import BATCH_ROWS, SUFFIXES, Source, batch_schema, open_source
 from .logs.schema import columns_of
+from .money import cents_text
 from .profiles import ProfileBase, ProfileSet
 from .registry import plugin
 
@@ -97,7 +100,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         run = _GameRun(g, profiles, lang)
         srcs = sorted(sources.get(g, []), key=_source_order)
         errors: dict[str, str] = {}
-        chunks = _chunks(srcs, chunk_rows, errors, lang, progress)
+        chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress))
         for _ in iter(lambda: run.add_next(chunks), False):
             pass
         outcome = run.finish([r for s in srcs for r in s.record_rejects])
@@ -150,7 +153,7 @@ def _source_order(src: Source):
 
 def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, progress):
     """Concatenated batches of whole rounds, about ``chunk_rows`` rows each."""
-    pending: list[pd.DataFrame] = []
+    pending: list[pa.Table] = []
     size = 0
     for src in sources:
         if progress:
@@ -158,7 +161,7 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
         try:
             for batch in src.batches(max(1_000, min(chunk_rows // 4, BATCH_ROWS))):
                 pending.append(batch)
-                size += len(batch)
+                size += batch.num_rows
                 if size >= chunk_rows:
                     size = 0
                     yield _drain(pending)
@@ -168,12 +171,53 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
         yield _drain(pending) if pending else None
 
 
-def _drain(pending: list[pd.DataFrame]) -> pd.DataFrame:
-    """One frame of the pending batches, which are released (memory is bounded by one
+def _read_ahead(chunks: Iterator) -> Iterator:
+    """The chunks, read one ahead by a thread: Arrow parses the next chunk (without holding
+    the GIL) while this one is audited, which puts the machine's second core to work. At most
+    one chunk waits; an error in the reader is raised here, in the auditing thread."""
+    ready: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    end = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read() -> None:
+        try:
+            for chunk in chunks:
+                if not put((chunk, None)):
+                    return
+            put((end, None))
+        except BaseException as exc:  # handed to the auditing thread, which raises it
+            put((end, exc))
+
+    reader = threading.Thread(target=read, name="auditor-reader", daemon=True)
+    reader.start()
+    try:
+        while True:
+            chunk, exc = ready.get()
+            if chunk is end:
+                if exc is not None:
+                    raise exc
+                return
+            yield chunk
+    finally:  # also when the audit stops early: the reader is told to stop, not left blocked
+        stop.set()
+        reader.join()
+
+
+def _drain(pending: list[pa.Table]) -> pa.Table:
+    """One table of the pending batches, which are released (memory is bounded by one
     chunk, not two)."""
-    frame = pd.concat(pending, ignore_index=True)
+    table = pa.concat_tables(pending)
     pending.clear()
-    return frame
+    return table
 
 
 def _empty_rejects() -> pd.DataFrame:
@@ -252,7 +296,7 @@ class _GameRun:
             return False
         return True
 
-    def add(self, frame: pd.DataFrame | None) -> None:
+    def add(self, frame: pa.Table | None) -> None:
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)
@@ -289,9 +333,8 @@ class _GameRun:
 
         card_faults = _card_faults(df, card_text, card_rows)
         accepted = _select(table, np.flatnonzero(~in_bad_round))
-        records = accepted.df[["_file", "_record"]].drop_duplicates()
-        for file, count in records["_file"].astype(str).value_counts().items():
-            self.audited_records[file] = self.audited_records.get(file, 0) + int(count)
+        for file, count in _records_per_file(accepted.df).items():
+            self.audited_records[file] = self.audited_records.get(file, 0) + count
         del table, df
         ctx = p.context(accepted, self.profiles, card_faults, self.previous)
         for rule in p.spec.rule:
@@ -334,11 +377,15 @@ class _GameRun:
             return np.zeros(0, bool)
         rkey = df["_rkey"].to_numpy()
         first = np.unique(rkey, return_index=True)[1]
-        keys = (pd.util.hash_array(df["table_id"].take(first).to_numpy(dtype=object)) * np.uint64(1_000_003)
-                ^ pd.util.hash_array(df["round_id"].take(first).to_numpy(dtype=object)))
-        again = np.isin(keys, self.seen)
-        self.seen = np.union1d(self.seen, keys)
-        return again[np.searchsorted(rkey[first], rkey)]
+        keys = np.unique(_hashed(df["table_id"], first) * np.uint64(1_000_003) ^ _hashed(df["round_id"], first),
+                         return_inverse=True)
+        at = np.searchsorted(self.seen, keys[0])
+        again = np.zeros(len(keys[0]), bool)
+        if len(self.seen):
+            again = (at < len(self.seen)) & (self.seen[np.minimum(at, len(self.seen) - 1)] == keys[0])
+        # Kept sorted by inserting, not re-sorting: the cost of a chunk does not grow with the log.
+        self.seen = np.insert(self.seen, at[~again], keys[0][~again])
+        return again[keys[1]][np.searchsorted(rkey[first], rkey)]
 
     def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
         for rej in record_rejects:
@@ -369,6 +416,10 @@ class _GameRun:
                 "audited_records": self.audited_records,
                 "tables": self.tables,
                 "first": self.first, "last": self.last, "totals": self.totals}
+
+
+def _hashed(values: pd.Series, rows: np.ndarray) -> np.ndarray:
+    return pd.util.hash_pandas_object(values.take(rows), index=False).to_numpy()
 
 
 def _last_per_table(df: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.DataFrame | None,
@@ -409,6 +460,17 @@ def _row_mask(rejects: pd.DataFrame, n: int) -> np.ndarray:
     return mask
 
 
+def _records_per_file(df: pd.DataFrame) -> dict[str, int]:
+    """Distinct records (CSV rows, JSONL lines) among the rows, per file."""
+    if not len(df):
+        return {}
+    files = df["_file"].astype("category").array
+    record = df["_record"].to_numpy()
+    pairs = pd.unique(files.codes.astype(np.int64) * (int(record.max()) + 1) + record)
+    counts = np.bincount(pairs // (int(record.max()) + 1), minlength=len(files.categories))
+    return {str(f): int(c) for f, c in zip(files.categories, counts) if c}
+
+
 def _rejected_records(df: pd.DataFrame, rejects: pd.DataFrame) -> dict[str, int]:
     """Distinct records (CSV rows, JSONL lines) rejected, per file."""
     rows = rejects["_row"].to_numpy()
@@ -424,10 +486,8 @@ def _wagered(df: pd.DataFrame, wagers=("bet", "double", "insurance", "pool_bet")
     return int(sum(df[c].sum() for c in cols))
 
 
-def _empty_frame(game: str) -> pd.DataFrame:
-    cols = {c.name: pd.Series(dtype=object) for c in columns_of(game)}
-    return pd.DataFrame({"_file": pd.Series(dtype=object), **cols, "_line": pd.Series(dtype=np.int64),
-                         "_record": pd.Series(dtype=np.int64)})
+def _empty_frame(game: str) -> pa.Table:
+    return batch_schema(game).empty_table()
 
 
 def _take(m, mask):
@@ -447,14 +507,14 @@ def _select(table: HandTable, rows: np.ndarray) -> HandTable:
                      matrices={k: _take(m, order) for k, m in table.matrices.items()})
 
 
-def _card_text(raw: pd.DataFrame, table: HandTable, card_rows: np.ndarray) -> tuple[list[str], list[str]]:
+def _card_text(raw: pa.Table, table: HandTable, card_rows: np.ndarray) -> tuple[list[str], list[str]]:
     """(field, text) of the first unreadable card field of each row with one."""
     idx = np.flatnonzero(card_rows)
     names = [name for name, m in table.matrices.items() if name != "actions"]
     if not len(idx):
         return [], []
     which = np.stack([table.matrices[name].bad[idx] for name in names], axis=1).argmax(axis=1)
-    return [names[w] for w in which], [str(raw[names[w]].iloc[i])[:80] for w, i in zip(which, idx)]
+    return [names[w] for w in which], [str(raw.column(names[w])[int(i)].as_py())[:80] for w, i in zip(which, idx)]
 
 
 def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataFrame:
@@ -485,47 +545,53 @@ def _outcome(rule, lang, status, checked, violations, note="") -> RuleOutcome:
 
 
 def _money(values: np.ndarray | None, idx: np.ndarray, scale: int) -> list:
+    """Text in soles ("12.50", "-3.00", "0.00") of the amounts at ``idx`` (céntimos × scale),
+    or None for each where the result has none. Only the selected amounts are rounded to
+    céntimos and formatted, with integer arithmetic (never a float, never a Decimal each)."""
     if values is None:
         return [None] * len(idx)
-    cents = cents_from_scaled(values[idx], scale)
-    return [str((Decimal(int(c)) / 100).quantize(Decimal("0.01"))) for c in cents]
+    return cents_text(cents_from_scaled(values[idx], scale)).tolist()
 
 
 def _findings(rule, result: CheckResult, lang: str) -> pd.DataFrame:
+    """One row per violation of ``result``. The violating rows are taken first and only they
+    are converted to text, so the cost follows the number of findings, not of rounds."""
     idx = np.flatnonzero(result.violates)
     f = result.frame
     n = len(idx)
 
     def col(name, default=None):
-        return f[name].take(idx).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
+        return f[name].array.take(idx).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
+
+    def whole(name):
+        values = col(name)
+        return [None if v is None or pd.isna(v) else int(v) for v in values]
 
     title = rule.title_in(lang)
     if result.reason is not None and result.reasons:
-        texts = [t(k, lang) for k in result.reasons]
-        message = [f"{title}: {texts[i]}" for i in result.reason[idx]]
+        texts = [f"{title}: {t(k, lang)}" for k in result.reasons]
+        message = [texts[i] for i in result.reason[idx].tolist()]
     else:
         message = [title] * n
     expected = _money(result.expected, idx, result.scale)
     observed = _money(result.observed, idx, result.scale)
     if result.expected is not None and result.observed is not None and not result.bound_only:
-        impact = _money(result.observed.astype(np.int64) - result.expected.astype(np.int64), idx, result.scale)
+        impact = _money(result.observed[idx].astype(np.int64) - result.expected[idx].astype(np.int64),
+                        slice(None), result.scale)
     else:
         impact = [None] * n
     evidence = result.evidence(idx) if result.evidence else {}
-    ev_rows = [{k: v[i] for k, v in evidence.items()} for i in range(n)]
+    ev_rows = [dict(zip(evidence, row)) for row in zip(*evidence.values())] if evidence else [{} for _ in range(n)]
     started = [None] * n
     if "started_at" in f:
         times = pd.to_datetime(f["started_at"].take(idx), utc=True).dt.tz_convert(LIMA)
         started = [None if pd.isna(s) else s.isoformat() for s in times]
-    seat = col("seat")
-    hand = col("hand")
     return pd.DataFrame({
         "code": rule.code, "game": rule.game, "directive": rule.directive, "article": rule.article,
         "source": rule.source, "severity": rule.severity,
         "table_id": col("table_id", ""), "round_id": col("round_id", ""),
-        "seat": [None if s is None else int(s) for s in seat],
-        "hand": [None if h is None else int(h) for h in hand],
+        "seat": whole("seat"), "hand": whole("hand"),
         "started_at": started, "dealer_id": col("dealer_id"), "message": message,
         "expected": expected, "observed": observed, "impact": impact, "evidence": ev_rows,
-        "file": col("_file"), "line": [None if v is None or pd.isna(v) else int(v) for v in col("_line")],
-    }, columns=FINDING_COLUMNS)
+        "file": col("_file"), "line": whole("_line"),
+    }, columns=FINDING_COLUMNS, dtype=object)

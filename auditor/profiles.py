@@ -247,7 +247,8 @@ class ProfileSet:
         undated one, which beats the default (index 0)."""
         which = np.zeros(len(table_id), dtype=np.int16)
         score = np.zeros(len(table_id), dtype=np.int8)
-        day = started_at.dt.tz_convert("America/Lima").dt.date if len(started_at) else started_at
+        dated = any(p.valid_from is not None or p.valid_until is not None for p in self.profiles[1:])
+        day = started_at.dt.tz_convert("America/Lima").dt.date if dated and len(started_at) else started_at
         for i, p in enumerate(self.profiles[1:], start=1):
             hit = table_id.isin(p.tables).to_numpy()
             if p.valid_from is not None:

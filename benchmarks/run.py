@@ -38,6 +38,42 @@ def _peak(cmd: list[str]) -> tuple[float, float]:
     return float(wall), float(peak)
 
 
+PART = 1_000_000  # rounds simulated at once: a larger log is written in parts, one after another
+
+
+def _simulate(game: str, n: int, log: Path) -> None:
+    """A log of ``n`` rounds, simulated in parts of at most PART rounds (the simulator holds
+    a part in memory). Part k starts 400 days after part k-1 (a million rounds of four tables
+    span about ten months), so round ids and times follow on; a Triple Shot part continues
+    the decks of the part before it."""
+    from datetime import date, timedelta
+
+    parts = []
+    for k, lo in enumerate(range(0, n, PART)):
+        part = log.with_name(f"{log.stem}.part{k}.csv")
+        cmd = [str(BIN / "auditor"), "simulate", game, "--rounds", str(min(PART, n - lo)), "--seed", str(1 + k),
+               "--faults", "0.01", "--out", str(part),
+               "--start", (date(2026, 11, 1) + timedelta(days=400 * k)).isoformat()]
+        if parts and game == "triple-shot":
+            cmd += ["--continue-from", str(parts[-1])]
+        subprocess.run(cmd, check=True)
+        parts.append(part)
+    if len(parts) == 1:
+        parts[0].rename(log)
+        parts[0].with_name(parts[0].stem + ".truth.csv").rename(log.with_name(log.stem + ".truth.csv"))
+        return
+    with log.open("wb") as out:
+        for k, part in enumerate(parts):
+            with part.open("rb") as fh:
+                if k:
+                    fh.readline()  # the header, written once
+                while block := fh.read(1 << 24):
+                    out.write(block)
+    for part in parts:
+        part.unlink()
+        part.with_name(part.stem + ".truth.csv").unlink()
+
+
 def main() -> None:
     from auditor.simulate import SIMULATORS
 
@@ -54,8 +90,7 @@ def main() -> None:
             log = DATA / f"{game}-{n}.csv"
             if not log.exists():
                 print(f"simulating {n:,} rounds of {game} (cached in {log}) …", flush=True)
-                subprocess.run([str(BIN / "auditor"), "simulate", game, "--rounds", str(n), "--seed", "1",
-                                "--faults", "0.01", "--out", str(log)], check=True)
+                _simulate(game, n, log)
             rows = sum(1 for _ in log.open("rb")) - 1
             read_s, read_mb = min(_peak([sys.executable, "-c",
                                          f"import pandas as pd; pd.read_csv({str(log)!r})"]) for _ in range(2))

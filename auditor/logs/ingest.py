@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..cards import CardMatrix, parse_cards
+from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..money import parse_money
 from .schema import Column, Kind, columns_of
 
@@ -97,35 +97,57 @@ def _json_scalar_to_str(value) -> str:
 
 # --- typing and validation -------------------------------------------------------------
 
-def _time_column(values: pd.Series):
-    text = values.str.strip()
+def _time_column(arrow: pa.LargeStringArray):
+    """(UTC times, bad). Times that all carry a zone are read by Arrow's strict ISO 8601
+    cast in one kernel; any other column (a time without zone is Lima time, blanks around
+    a value) takes the careful path, which can also say which values are bad."""
+    if len(arrow) and _all_zoned(arrow):
+        try:
+            parsed = pc.cast(arrow, pa.timestamp("us", tz="UTC")).to_pandas()
+            return parsed, np.zeros(len(parsed), bool)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    text = pd.Series(pd.arrays.ArrowStringArray(arrow)).str.strip()
     has_zone = text.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
     text = text.where(has_zone, text + LIMA_OFFSET)
     parsed = pd.to_datetime(text, utc=True, errors="coerce", format="ISO8601")
     return parsed, parsed.isna().to_numpy()
 
 
-def type_rows(raw: pd.DataFrame, game: str, letters: str = "") -> tuple[HandTable, pd.DataFrame]:
-    """Type every column of ``raw`` (the concatenated string frames of one game), reject
-    what does not parse, and return (table of accepted rows, rejects).
+def _all_zoned(arrow: pa.LargeStringArray) -> bool:
+    """Every value ends with a zone: ``Z``, ``±hh:mm`` or ``±hhmm``."""
+    offsets, data = _buffers(arrow)
+    end = offsets[1:]
+    if (np.diff(offsets) < 6).any():
+        return False
+    c6, c5, c3 = data[end - 6], data[end - 5], data[end - 3]
+    sign6, sign5 = (c6 == 43) | (c6 == 45), (c5 == 43) | (c5 == 45)
+    return bool(((data[end - 1] == 90) | (sign6 & (c3 == 58)) | sign5).all())
+
+
+def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, pd.DataFrame]:
+    """Type every column of ``raw`` (the concatenated string batches of one game, see
+    ``sources.batch_schema``), reject what does not parse, and return (table of accepted
+    rows, rejects).
 
     A round's fields repeat on each of its hand rows, so round-level columns are parsed once
     per distinct value and broadcast; their dictionary codes are kept (``HandTable.codes``)
     to check that the rows of a round agree."""
     columns = columns_of(game)
-    df = pd.DataFrame({"_file": raw["_file"].to_numpy(), "_line": raw["_line"].to_numpy(np.int64),
-                       "_record": raw["_record"].to_numpy(np.int64)})
+    df = pd.DataFrame({"_file": raw.column("_file").to_pandas(),
+                       "_line": raw.column("_line").to_numpy(), "_record": raw.column("_record").to_numpy()})
     matrices: dict[str, CardMatrix] = {}
     codes: dict[str, np.ndarray] = {}
     problems: list[tuple[np.ndarray, str, str]] = []
     for col in columns:
-        arrow = _arrow_strings(raw[col.name])
         index = None
-        if col.round_level:
-            encoded = pc.dictionary_encode(arrow)
+        if col.round_level:  # dictionary-encoded by the reader: typed once per distinct value
+            encoded = _unified(raw.column(col.name))
             index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
             codes[col.name] = index
-            arrow = encoded.dictionary.cast(pa.large_string())
+            arrow = _arrow_strings(encoded.dictionary)
+        else:
+            arrow = _arrow_strings(raw.column(col.name))
         value, found = _type_column(col, arrow, letters)
         if index is not None:
             value = _broadcast(value, index)
@@ -136,24 +158,27 @@ def type_rows(raw: pd.DataFrame, game: str, letters: str = "") -> tuple[HandTabl
         else:
             df[col.name] = value
     table = HandTable(df=df, matrices=matrices, codes=codes)
-    if "_bad" not in raw.columns:
-        return table, collect_rejects(df, problems)
     # A CSV row with the wrong number of fields (marked by the reader): rejected for that,
     # with its text, and for nothing else (its fields may be shifted or cut off).
-    bad_text = raw["_bad"].to_numpy(dtype=object)
-    forced = bad_text != ""
+    forced = pc.greater(pc.binary_length(raw.column("_bad")), 0).to_numpy()
     if not forced.any():
         return table, collect_rejects(df, problems)
     problems = [(mask & ~forced, f, r) for mask, f, r in problems]
     idx = np.flatnonzero(forced)
+    bad_text = raw.column("_bad").take(pa.array(idx)).to_numpy(zero_copy_only=False).astype(object)
     structural = _rejects(df["_file"].to_numpy()[idx], df["_line"].to_numpy()[idx], "", "reject.bad_fields",
-                          bad_text[idx].astype(object), row=idx)
+                          bad_text, row=idx)
     return table, pd.concat([structural, collect_rejects(df, problems)], ignore_index=True)
 
 
 def _broadcast(value, index: np.ndarray):
     if isinstance(value, CardMatrix):
         return CardMatrix(cards=value.cards[index], count=value.count[index], bad=value.bad[index])
+    if isinstance(value, pd.Series) and pd.api.types.is_string_dtype(value.dtype):
+        # Text repeated on a round's rows: a categorical whose categories sort like the text,
+        # so rows hold small codes (cheap to reorder and compare), not strings.
+        entry_codes, categories = pd.factorize(value, sort=True)
+        return pd.Series(pd.Categorical.from_codes(entry_codes[index], categories=categories))
     if isinstance(value, pd.Series):
         return value.take(index).reset_index(drop=True)
     return value[index]
@@ -162,7 +187,7 @@ def _broadcast(value, index: np.ndarray):
 def _type_column(col: Column, arrow: pa.Array, letters: str):
     """(typed values, [(mask, field, reason)]) of one column."""
     found: list[tuple[np.ndarray, str, str]] = []
-    blank = np.asarray(pc.equal(pc.utf8_trim_whitespace(arrow), "").to_numpy(zero_copy_only=False), bool)
+    blank = _blank(arrow)
     if col.required and col.kind != Kind.ACTIONS:
         found.append((blank, col.name, "reject.missing"))
     if col.kind == Kind.TEXT:
@@ -176,9 +201,11 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
         return ints, found
     if col.kind in (Kind.MONEY, Kind.SIGNED_MONEY):
         cents, bad = parse_money(arrow, signed=col.kind == Kind.SIGNED_MONEY)
-        if col.kind == Kind.MONEY:
-            negative = np.asarray(pc.starts_with(pc.utf8_trim_whitespace(arrow), "-")
-                                  .to_numpy(zero_copy_only=False), bool)
+        if col.kind == Kind.MONEY and bad.any():
+            idx = np.flatnonzero(bad)
+            negative = np.zeros(len(bad), bool)
+            negative[idx] = pc.starts_with(pc.utf8_trim_whitespace(arrow.take(pa.array(idx))), "-").to_numpy(
+                zero_copy_only=False)
             found.append((negative, col.name, "reject.negative_amount"))
             bad &= ~negative
         found.append((bad & ~blank, col.name, "reject.bad_amount"))
@@ -193,18 +220,21 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
         count = (letter_codes >= 0).sum(axis=1).astype(np.int8)
         return CardMatrix(cards=letter_codes, count=count, bad=bad), found
     if col.kind == Kind.TIME:
-        parsed, bad = _time_column(pd.Series(pd.arrays.ArrowStringArray(arrow)))
+        parsed, bad = _time_column(arrow)
         found.append((bad & ~blank, col.name, "reject.bad_time"))
         return parsed, found
     raise ValueError(f"unknown column kind {col.kind!r}")
 
 
-def _arrow_strings(values: pd.Series) -> pa.LargeStringArray:
-    """The column as an Arrow string array (zero-copy for pandas' Arrow-backed strings)."""
-    try:
-        arr = pa.array(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        arr = pa.array(values.astype(str).to_numpy(dtype=object))
+def _unified(column: pa.ChunkedArray) -> pa.DictionaryArray:
+    """A dictionary column as one array with one dictionary (equal values, equal codes)."""
+    if column.num_chunks == 0:
+        return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.large_string()))
+    return column.unify_dictionaries().combine_chunks()
+
+
+def _arrow_strings(arr: pa.ChunkedArray | pa.Array) -> pa.LargeStringArray:
+    """The column as one Arrow large-string array."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if not pa.types.is_large_string(arr.type):
@@ -238,23 +268,59 @@ def collect_rejects(df: pd.DataFrame, problems) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else EMPTY_REJECTS.copy()
 
 
+def _buffers(arr: pa.LargeStringArray) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, data) of a large-string array, as numpy views of its buffers."""
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=len(arr) + 1, offset=arr.offset * 8)
+    buf = arr.buffers()[2]
+    return offsets, (np.frombuffer(buf, dtype=np.uint8) if buf is not None else np.zeros(0, np.uint8))
+
+
+def _blank(arr: pa.LargeStringArray) -> np.ndarray:
+    """Empty or whitespace-only values. Only values that start with a blank or a non-ASCII
+    byte can be whitespace-only, so only those few are trimmed."""
+    offsets, data = _buffers(arr)
+    length = np.diff(offsets)
+    blank = length == 0
+    first = np.flatnonzero(~blank)
+    lead = data[offsets[:-1][first]]
+    maybe = first[(lead == 32) | ((lead >= 9) & (lead <= 13)) | (lead >= 0x80)]
+    if len(maybe):
+        blank[maybe] = pc.equal(pc.utf8_trim_whitespace(arr.take(pa.array(maybe))), "").to_numpy(
+            zero_copy_only=False)
+    return blank
+
+
 def _letter_matrix(arrow: pa.Array, width: int, letters: str) -> tuple[np.ndarray, np.ndarray]:
-    """One code per letter (its index in ``letters``), -1 padded; bad = unknown letter or
-    more letters than ``width``."""
-    text = pc.utf8_upper(pc.replace_substring_regex(arrow, r"[\s,]+", ""))
-    text = text.cast(pa.large_string())
-    n = len(text)
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64, count=n + 1, offset=text.offset * 8)
-    buf = text.buffers()[2]
-    raw = np.frombuffer(buf, dtype=np.uint8) if buf is not None else np.zeros(0, np.uint8)
-    data = np.concatenate([raw[: offsets[-1]], np.zeros(width + 1, np.uint8)])
-    length = offsets[1:] - offsets[:-1]
+    """One code per letter (its index in ``letters``, either case), -1 padded; bad = unknown
+    letter or more letters than ``width``. Blanks and commas between letters are allowed:
+    the few values holding anything but letters are cleaned and read again."""
     lut = np.full(256, -1, np.int8)
     for i, ch in enumerate(letters):
-        lut[ord(ch)] = i
+        lut[ord(ch)] = lut[ord(ch.lower())] = i
+    codes, bad, odd = _letter_codes(arrow, width, lut)
+    retry = np.flatnonzero(odd)
+    if len(retry):
+        clean = pc.utf8_upper(pc.replace_substring_regex(arrow.take(pa.array(retry)), r"[\s,]+", ""))
+        again, bad[retry], _ = _letter_codes(clean.cast(pa.large_string()), width, lut)
+        wide = max(codes.shape[1], again.shape[1])
+        codes = widen(codes, wide)
+        codes[retry] = widen(again, wide)
+    return codes, bad
+
+
+def _letter_codes(text: pa.LargeStringArray, width: int, lut: np.ndarray):
+    """(codes, bad, odd): odd = the value holds a byte that is no letter of ``lut``."""
+    offsets, raw = _buffers(text)
+    length = np.diff(offsets)
+    bad = length > width
+    # As wide as the longest value (a sixteen-letter limit costs nothing when hands have four).
+    width = min(width, max(MIN_WIDTH, int(length[~bad].max(initial=0))))
+    data = np.concatenate([raw[offsets[0]: offsets[-1]], np.zeros(width + 1, np.uint8)])
     k = np.arange(width)
     present = k[None, :] < length[:, None]
-    codes = lut[data[offsets[:-1, None] + k[None, :]]]
-    bad = (length > width) | (present & (codes < 0)).any(axis=1)
+    codes = lut[data[(offsets[:-1] - offsets[0])[:, None] + k[None, :]]]
+    unknown = (present & (codes < 0)).any(axis=1)
+    odd = unknown | bad  # a long value may hold separators: cleaned, it may fit
+    bad |= unknown
     codes = np.where(present & ~bad[:, None], codes, -1).astype(np.int8)
-    return codes, bad
+    return codes, bad, odd

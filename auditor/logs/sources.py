@@ -31,13 +31,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pv
 import pyarrow.parquet as pq
 
 from .ingest import InputError, _json_scalar_to_str, _rejects, detect_game
 from .schema import columns_of
 
-__all__ = ["Source", "open_source", "SUFFIXES", "BATCH_ROWS", "DELIMITERS", "delimiter_option"]
+__all__ = ["Source", "open_source", "batch_schema", "SUFFIXES", "BATCH_ROWS", "DELIMITERS", "delimiter_option"]
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 BATCH_ROWS = 250_000
@@ -47,6 +48,7 @@ _ENCODING_LABELS = {"utf-8": "UTF-8", "cp1252": "Windows-1252 (Latin-1)", "utf-1
 # Bytes that Windows-1252 leaves undefined: a file holding one is not Windows-1252 text.
 _CP1252_UNDEFINED = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
 _SCAN_BLOCK = 1 << 20
+TEXT_CODES = pa.dictionary(pa.int32(), pa.large_string())
 
 
 @dataclass
@@ -68,32 +70,41 @@ class Source:
     delimiter: str = ","
     notes: list[tuple[str, dict]] = field(default_factory=list)  # (catalogue key, params)
 
-    def batches(self, rows: int = BATCH_ROWS) -> Iterator[pd.DataFrame]:
-        """String frames with the game's columns plus _file, _line and _record, each holding
-        whole rounds."""
+    def batches(self, rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
+        """Arrow tables of strings with the game's columns plus _file, _line, _record and
+        _bad (see ``batch_schema``), each holding whole rounds. The columns stay in Arrow:
+        the ingest parses them from their buffers, so no field becomes a Python object."""
         reader = {"csv": self._csv, "jsonl": self._jsonl, "parquet": self._parquet}[self.kind]
-        held: pd.DataFrame | None = None
-        for frame in reader(rows):
-            frame = self._conform(frame)
+        held: pa.Table | None = None
+        for table in reader(rows):
+            table = self._conform(table)
             if held is not None:
-                frame = pd.concat([held, frame], ignore_index=True)
-            cut = _last_round_start(frame)
-            held = frame.iloc[cut:]
+                table = pa.concat_tables([held, table])
+            cut = _last_round_start(table)
+            held = table.slice(cut)
             if cut:
-                yield frame.iloc[:cut].reset_index(drop=True)
-        if held is not None and len(held):
-            yield held.reset_index(drop=True)
+                yield table.slice(0, cut)
+        if held is not None and held.num_rows:
+            yield held
 
-    def _conform(self, frame: pd.DataFrame) -> pd.DataFrame:
-        expected = [c.name for c in columns_of(self.game)]
-        for name in expected:
-            if name not in frame.columns:
-                frame[name] = ""
-        if "_bad" not in frame.columns:
-            frame["_bad"] = ""
-        out = frame[expected + ["_line", "_record", "_bad"]]
-        out.insert(0, "_file", pd.Categorical.from_codes(np.zeros(len(out), np.int8), [str(self.path)]))
-        return out
+    def _conform(self, table: pa.Table) -> pa.Table:
+        n = table.num_rows
+        empty = pa.LargeStringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int64)), pa.py_buffer(b""))
+        columns = {"_file": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)),
+                                                           pa.array([str(self.path)], pa.large_string()))}
+        for c in columns_of(self.game):
+            col = table.column(c.name) if c.name in table.column_names else empty
+            if not c.round_level:
+                columns[c.name] = pc.fill_null(col.cast(pa.large_string()), "")
+            elif col.type != TEXT_CODES:
+                columns[c.name] = pc.dictionary_encode(pc.fill_null(col.cast(pa.large_string()), "")).cast(TEXT_CODES)
+            else:
+                columns[c.name] = col
+        col = table.column("_bad") if "_bad" in table.column_names else empty
+        columns["_bad"] = pc.fill_null(col.cast(pa.large_string()), "")
+        for name in ("_line", "_record"):
+            columns[name] = table.column(name).cast(pa.int64())
+        return pa.table(columns, schema=batch_schema(self.game))
 
     # --- readers ----------------------------------------------------------------------
     def _text_stream(self):
@@ -105,13 +116,14 @@ class Source:
         raw = gzip.open(self.path, "rb") if gz else open(self.path, "rb")
         return _Recoded(raw, self.encoding)
 
-    def _csv(self, rows: int) -> Iterator[pd.DataFrame]:
+    def _csv(self, rows: int) -> Iterator[pa.Table]:
         invalid: list[tuple[int, str]] = []
 
         def skip(row) -> str:
             invalid.append((row.number if row.number is not None else -1, row.text))
             return "skip"
 
+        round_level = {c.name for c in columns_of(self.game) if c.round_level}
         try:
             stream = self._text_stream()
             reader = pv.open_csv(
@@ -123,7 +135,10 @@ class Source:
                                             block_size=max(1 << 14, min(rows * 128, 1 << 26))),
                 parse_options=pv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False,
                                               ignore_empty_lines=False, invalid_row_handler=skip),
-                convert_options=pv.ConvertOptions(column_types={n: pa.string() for n in self.names},
+                # A round's fields repeat on each of its rows: read as dictionary codes, so that
+                # the reader (in its own thread) does the work of telling equal values apart.
+                convert_options=pv.ConvertOptions(column_types={n: TEXT_CODES if n in round_level
+                                                                else pa.large_string() for n in self.names},
                                                   strings_can_be_null=False, quoted_strings_can_be_null=False))
         except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
             raise InputError(str(self.path), "input.unparsable", error=_first_line(exc)) from None
@@ -143,23 +158,25 @@ class Source:
             candidates = np.arange(next_line, next_line + n + len(skipped))
             lines = np.setdiff1d(candidates, skipped, assume_unique=True)[:n] if len(skipped) else candidates[:n]
             next_line = int(lines[-1]) + 1 if n else next_line
-            frame = batch.to_pandas()
-            frame["_line"] = lines
-            frame["_record"] = lines
-            frame = frame[~_blank_rows(frame, self.names)]
+            line_numbers = pa.array(lines, pa.int64())
+            table = pa.Table.from_batches([batch]).append_column("_line", line_numbers)
+            table = table.append_column("_record", line_numbers)
+            blank = _blank_rows(table, self.names)
+            if blank.any():
+                table = table.filter(pa.array(~blank))
             now = [(num, text) for num, text in invalid if num < next_line]
             invalid = [(num, text) for num, text in invalid if num >= next_line]
             if now:
-                frame = pd.concat([frame, self._bad_rows(now)], ignore_index=True)
-                frame = frame.sort_values("_line", kind="stable").reset_index(drop=True)
-            self.records_read += len(frame)
-            if len(frame):
-                yield frame
+                table = pa.concat_tables([self._conform(table), self._conform(self._bad_rows(now))])
+                table = table.take(pa.array(np.argsort(table.column("_line").to_numpy(), kind="stable")))
+            self.records_read += table.num_rows
+            if table.num_rows:
+                yield table
         if invalid:
             self.records_read += len(invalid)
             yield self._bad_rows(invalid)
 
-    def _bad_rows(self, invalid: list[tuple[int, str]]) -> pd.DataFrame:
+    def _bad_rows(self, invalid: list[tuple[int, str]]) -> pa.Table:
         """Rows with the wrong number of fields: their fields as far as they go (so that the
         row joins its round, which is then rejected whole) and ``_bad`` = the row's text."""
         records = []
@@ -172,9 +189,9 @@ class Source:
             row.update(zip(self.names, (v[:200] for v in values)))
             row.update({"_line": num, "_record": num, "_bad": (text or " ")[:120]})
             records.append(row)
-        return pd.DataFrame.from_records(records, columns=[*self.names, "_line", "_record", "_bad"])
+        return _string_table(records, [*self.names, "_bad"])
 
-    def _jsonl(self, rows: int) -> Iterator[pd.DataFrame]:
+    def _jsonl(self, rows: int) -> Iterator[pa.Table]:
         opener = gzip.open if self.path.name.endswith(".gz") else open
         buffered: list[dict] = []
         bad_lines: list[int] = []
@@ -200,49 +217,77 @@ class Source:
                             hand = {"cards": "\x00"}  # rejected later as unreadable cards
                         buffered.append({**base, **hand, "_line": number, "_record": number})
                     if len(buffered) >= rows:
-                        yield _json_frame(buffered)
+                        yield _json_table(buffered)
                         buffered = []
             except UnicodeDecodeError:
                 raise InputError(str(self.path), "input.bad_encoding") from None
             except (OSError, EOFError, zlib.error) as exc:
                 raise InputError(str(self.path), "input.bad_gzip", error=_first_line(exc)) from None
         if buffered:
-            yield _json_frame(buffered)
+            yield _json_table(buffered)
         if bad_lines:
             self.record_rejects.append(_rejects(str(self.path), bad_lines, "", "reject.bad_json", bad_detail))
 
-    def _parquet(self, rows: int) -> Iterator[pd.DataFrame]:
+    def _parquet(self, rows: int) -> Iterator[pa.Table]:
         try:
             parquet = pq.ParquetFile(self.path)
             first = 1
             for batch in parquet.iter_batches(batch_size=rows):
                 table = pa.Table.from_batches([batch])
-                table = table.cast(pa.schema([pa.field(n, pa.string()) for n in table.column_names]))
-                frame = table.to_pandas().fillna("")
-                frame["_line"] = np.arange(first, first + len(frame))
-                frame["_record"] = frame["_line"]
-                first += len(frame)
-                self.records_read += len(frame)
-                yield frame
+                table = table.cast(pa.schema([pa.field(n, pa.large_string()) for n in table.column_names]))
+                lines = pa.array(np.arange(first, first + table.num_rows), pa.int64())
+                table = table.append_column("_line", lines).append_column("_record", lines)
+                first += table.num_rows
+                self.records_read += table.num_rows
+                yield table
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(self.path), "input.unreadable", error=type(exc).__name__) from None
 
 
-def _json_frame(rows: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows)
-    cols = [c for c in frame.columns if not c.startswith("_")]
-    frame[cols] = frame[cols].map(_json_scalar_to_str)
-    return frame
+def batch_schema(game: str) -> pa.Schema:
+    """The columns of every batch of ``game``: each field as text (dictionary-encoded for the
+    round's fields, which repeat on each of its rows), the file it came from, its line
+    (``_line``), its record (``_record``: the CSV row or JSON line) and ``_bad`` (the text
+    of a CSV row with the wrong number of fields, else empty)."""
+    return pa.schema([pa.field("_file", TEXT_CODES),
+                      *[pa.field(c.name, TEXT_CODES if c.round_level else pa.large_string())
+                        for c in columns_of(game)],
+                      pa.field("_bad", pa.large_string()),
+                      pa.field("_line", pa.int64()), pa.field("_record", pa.int64())])
 
 
-def _last_round_start(frame: pd.DataFrame) -> int:
-    """Index where the frame's trailing run of rows of one round begins."""
-    if not len(frame):
-        return 0
-    t = frame["table_id"].to_numpy()
-    r = frame["round_id"].to_numpy()
-    other = np.flatnonzero((t != t[-1]) | (r != r[-1]))
-    return int(other[-1]) + 1 if len(other) else 0
+def _string_table(records: list[dict], names: list[str]) -> pa.Table:
+    """Records of text fields (and _line, _record) as an Arrow table."""
+    columns = {n: pa.array([r.get(n, "") for r in records], pa.large_string()) for n in names}
+    for n in ("_line", "_record"):
+        columns[n] = pa.array([r[n] for r in records], pa.int64())
+    return pa.table(columns)
+
+
+def _json_table(rows: list[dict]) -> pa.Table:
+    names = list(dict.fromkeys(k for row in rows for k in row if not k.startswith("_")))
+    columns = {n: pa.array([_json_scalar_to_str(row.get(n)) for row in rows], pa.large_string()) for n in names}
+    for n in ("_line", "_record"):
+        columns[n] = pa.array([row[n] for row in rows], pa.int64())
+    return pa.table(columns)
+
+
+def _last_round_start(table: pa.Table) -> int:
+    """Index where the table's trailing run of rows of one round begins (looked for in a
+    window at the end, widened until it holds the start: a round has a few rows)."""
+    n = table.num_rows
+    window = 64
+    while n:
+        start = max(0, n - window)
+        tail = table.slice(start).select(["table_id", "round_id"]).to_pydict()
+        last = (tail["table_id"][-1], tail["round_id"][-1])
+        for i in range(len(tail["table_id"]) - 1, -1, -1):
+            if (tail["table_id"][i], tail["round_id"][i]) != last:
+                return start + i + 1
+        if start == 0:
+            break
+        window *= 4
+    return 0
 
 
 class _Recoded(io.RawIOBase):
@@ -294,6 +339,13 @@ def _scan(path: Path) -> _Scan:
             state["head"] += text[:4]
         if not state["content"] and text.strip(b" \t\r\n\x00\xef\xbb\xbf"):
             state["content"] = True
+        if text.isascii():  # the usual export: valid UTF-8 and Windows-1252 alike, nothing to decode
+            if state["utf8"]:
+                try:  # unless the previous block ended inside a character
+                    decoder.decode(b"", True)
+                except UnicodeDecodeError:
+                    state["utf8"] = False
+            return
         if state["utf8"]:
             try:
                 decoder.decode(text)
@@ -544,13 +596,19 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _blank_rows(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
+def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
     """Rows whose every field is empty: blank lines, not records."""
-    if not len(frame) or not names:
-        return np.zeros(len(frame), bool)
-    blank = np.ones(len(frame), bool)
+    if not table.num_rows or not names:
+        return np.zeros(table.num_rows, bool)
+    blank = np.ones(table.num_rows, bool)
     for n in names:
-        blank &= (frame[n].to_numpy(dtype=object) == "")
+        col = table.column(n)
+        if pa.types.is_dictionary(col.type):
+            col = col.combine_chunks()
+            empty = pc.equal(pc.binary_length(col.dictionary), 0).to_numpy(zero_copy_only=False)
+            blank &= empty[col.indices.to_numpy(zero_copy_only=False)]
+        else:
+            blank &= pc.equal(pc.binary_length(col), 0).to_numpy(zero_copy_only=False)
         if not blank.any():
             break
     return blank
