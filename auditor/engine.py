@@ -101,8 +101,11 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         srcs = sorted(sources.get(g, []), key=_source_order)
         errors: dict[str, str] = {}
         chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress))
-        for _ in iter(lambda: run.add_next(chunks), False):
-            pass
+        try:
+            for _ in iter(lambda: run.add_next(chunks), False):
+                pass
+        finally:  # stops the reader thread at once, also when the audit raised
+            chunks.close()
         outcome = run.finish([r for s in srcs for r in s.record_rejects])
         rules.extend(outcome["rules"])
         findings.append(outcome["findings"])

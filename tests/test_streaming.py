@@ -1,12 +1,13 @@
 """Chunked auditing gives exactly the answer of a single pass, for every game."""
 
+import threading
 from datetime import date
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from auditor.engine import audit
+from auditor.engine import _read_ahead, audit
 from auditor.profiles import load_profiles
 from auditor.simulate import SIMULATORS, run
 
@@ -61,3 +62,21 @@ def test_rows_of_a_round_apart_in_the_file_are_rejected_not_audited_twice(tmp_pa
     assert read == len(frame) == sum(i.records_audited + i.records_rejected for i in result.inputs)
     assert list(result.rejected["reason"]) == ["reject.round_repeated"]
     assert list(result.rejected["line"]) == [len(frame) + 1]
+
+
+def test_reader_thread_hands_on_errors_and_stops_when_told():
+    """The read-ahead thread: a reader's error is raised in the auditing thread, and an audit
+    that stops early stops the reader (no thread left behind, blocked on a full queue)."""
+    def broken():
+        yield "first chunk"
+        raise ValueError("disk gone")
+
+    chunks = _read_ahead(broken())
+    assert next(chunks) == "first chunk"
+    with pytest.raises(ValueError, match="disk gone"):
+        next(chunks)
+
+    chunks = _read_ahead(iter(range(10**9)))
+    assert next(chunks) == 0
+    chunks.close()
+    assert not [t for t in threading.enumerate() if t.name == "auditor-reader" and t.is_alive()]
