@@ -67,6 +67,7 @@ def test_rows_of_a_round_apart_in_the_file_are_rejected_not_audited_twice(tmp_pa
 def test_reader_thread_hands_on_errors_and_stops_when_told():
     """The read-ahead thread: a reader's error is raised in the auditing thread, and an audit
     that stops early stops the reader (no thread left behind, blocked on a full queue)."""
+
     def broken():
         yield "first chunk"
         raise ValueError("disk gone")
