@@ -14,6 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrowtext import as_large_string, buffers
+
 __all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "widen", "MIN_WIDTH", "format_cards", "cards_text", "card_matrix", "rank_of", "suit_of"]
 
 RANKS = "23456789TJQKA"
@@ -43,15 +45,6 @@ class CardMatrix:
     bad: np.ndarray
 
 
-def _as_large_string(values) -> pa.LargeStringArray:
-    arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values, type=pa.large_string())
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if not pa.types.is_large_string(arr.type):
-        arr = arr.cast(pa.large_string())
-    return pc.fill_null(arr, "")
-
-
 def _normalise(arr: pa.LargeStringArray) -> pa.LargeStringArray:
     arr = pc.utf8_upper(arr)
     for old, new in _REWRITES:
@@ -70,7 +63,7 @@ def parse_cards(values, width: int) -> CardMatrix:
     may hold; the matrix is only as wide as the longest field read (at least ``MIN_WIDTH``
     or ``width``), so that a twelve-card limit costs nothing when hands have five.
     """
-    arr = _as_large_string(values)
+    arr = as_large_string(values)
     parsed = _parse_canonical(arr, width)
     if not parsed.bad.any():
         return parsed
@@ -90,10 +83,7 @@ def widen(cards: np.ndarray, width: int) -> np.ndarray:
 
 
 def _parse_canonical(arr: pa.LargeStringArray, width: int) -> CardMatrix:
-    n = len(arr)
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=n + 1, offset=arr.offset * 8)
-    data_buf = arr.buffers()[2]
-    raw = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    offsets, raw = buffers(arr)
     # Pad so that positions past a short row's end still index inside the buffer.
     data = np.concatenate([raw[: offsets[-1]], np.zeros(3 * width + 3, np.uint8)])
     start = (offsets[:-1] - offsets[0]).astype(np.int64 if data.size > 2**31 - 1 else np.int32)

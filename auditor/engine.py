@@ -176,8 +176,10 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
 
 def _read_ahead(chunks: Iterator) -> Iterator:
     """The chunks, read one ahead by a thread: Arrow parses the next chunk (without holding
-    the GIL) while this one is audited, which puts the machine's second core to work. At most
-    one chunk waits; an error in the reader is raised here, in the auditing thread."""
+    the GIL) while this one is audited, which puts the machine's second core to work. Besides
+    the chunk being audited, one waits and the reader builds the next. An error in the reader
+    is raised here, in the auditing thread. (The progress callback is called by the reader,
+    as it opens each file.)"""
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
     end = object()
@@ -204,12 +206,12 @@ def _read_ahead(chunks: Iterator) -> Iterator:
     reader.start()
     try:
         while True:
-            chunk, exc = ready.get()
-            if chunk is end:
-                if exc is not None:
-                    raise exc
+            got = [ready.get()]
+            if got[0][0] is end:
+                if got[0][1] is not None:
+                    raise got[0][1]
                 return
-            yield chunk
+            yield got.pop()[0]  # held by no local here: freed as soon as the audit lets it go
     finally:  # also when the audit stops early: the reader is told to stop, not left blocked
         stop.set()
         reader.join()

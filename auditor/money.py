@@ -12,6 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrowtext import as_large_string, buffers
+
 __all__ = ["parse_money", "cents_to_decimal", "cents_text", "format_soles", "decimal_to_cents"]
 
 # Up to 13 integer digits keeps céntimos far inside int64; a comma is accepted as the
@@ -26,7 +28,7 @@ def parse_money(values, *, signed: bool = False, blank_is_zero: bool = True):
     the Arrow buffers; only the other cells (a comma, blanks around the amount, text) go
     through the string kernels, which can say which of them are bad.
     """
-    arr = _as_large_string(values)
+    arr = as_large_string(values)
     if len(arr) == 0:  # Arrow lets an empty array have an empty offsets buffer
         return np.zeros(0, np.int64), np.zeros(0, bool)
     cents, negative, blank, plain = _parse_plain(arr)
@@ -38,15 +40,6 @@ def parse_money(values, *, signed: bool = False, blank_is_zero: bool = True):
     if len(odd):
         cents[odd], bad[odd] = _parse_careful(arr.take(pa.array(odd)), signed, blank_is_zero)
     return cents, bad
-
-
-def _as_large_string(values) -> pa.LargeStringArray:
-    arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values, type=pa.large_string())
-    if not pa.types.is_large_string(arr.type):
-        arr = pc.cast(arr, pa.large_string())
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    return pc.fill_null(arr, "") if arr.null_count else arr
 
 
 # Plain cells are parsed from the data buffer in blocks of rows, small enough that a block's
@@ -78,9 +71,7 @@ def _parse_plain(arr: pa.LargeStringArray):
     its buffers: ``plain`` marks the cells of the documented dot-decimal form (``cents`` is 0
     elsewhere) and ``negative`` those starting with '-'."""
     n = len(arr)
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=n + 1, offset=arr.offset * 8)
-    data_buf = arr.buffers()[2]
-    raw = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    offsets, raw = buffers(arr)
     # 16 bytes in front, so that every cell has two whole words before its end, and one behind,
     # so that the first byte of a blank last cell can be read.
     data = np.concatenate([np.zeros(16, np.uint8), raw[offsets[0]:offsets[-1]], np.zeros(1, np.uint8)])

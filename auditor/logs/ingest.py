@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..arrowtext import as_large_string, buffers
 from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..money import parse_money
 from .schema import Column, Kind, columns_of
@@ -116,7 +117,7 @@ def _time_column(arrow: pa.LargeStringArray):
 
 def _all_zoned(arrow: pa.LargeStringArray) -> bool:
     """Every value ends with a zone: ``Z``, ``±hh:mm`` or ``±hhmm``."""
-    offsets, data = _buffers(arrow)
+    offsets, data = buffers(arrow)
     end = offsets[1:]
     if (np.diff(offsets) < 6).any():
         return False
@@ -142,12 +143,10 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     for col in columns:
         index = None
         if col.round_level:  # dictionary-encoded by the reader: typed once per distinct value
-            encoded = _unified(raw.column(col.name))
-            index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            index, arrow = _used_entries(raw.column(col.name))
             codes[col.name] = index
-            arrow = _arrow_strings(encoded.dictionary)
         else:
-            arrow = _arrow_strings(raw.column(col.name))
+            arrow = as_large_string(raw.column(col.name))
         value, found = _type_column(col, arrow, letters)
         if index is not None:
             value = _broadcast(value, index)
@@ -226,35 +225,49 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
     raise ValueError(f"unknown column kind {col.kind!r}")
 
 
-def _unified(column: pa.ChunkedArray) -> pa.DictionaryArray:
-    """A dictionary column as one array with one dictionary (equal values, equal codes)."""
+def _used_entries(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
+    """(code of each row, the distinct values) of a dictionary column: one dictionary for all
+    its chunks, holding only the values of these rows (a dictionary may also hold values of
+    rows cut off into the next chunk, which must not be typed with this one)."""
     if column.num_chunks == 0:
-        return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.large_string()))
-    return column.unify_dictionaries().combine_chunks()
-
-
-def _arrow_strings(arr: pa.ChunkedArray | pa.Array) -> pa.LargeStringArray:
-    """The column as one Arrow large-string array."""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if not pa.types.is_large_string(arr.type):
-        arr = arr.cast(pa.large_string())
-    return pc.fill_null(arr, "")
+        return np.zeros(0, np.int64), pa.array([], pa.large_string())
+    encoded = column.unify_dictionaries().combine_chunks()
+    index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    used = np.flatnonzero(np.bincount(index, minlength=len(encoded.dictionary)))
+    if len(used) < len(encoded.dictionary):
+        renumber = np.zeros(len(encoded.dictionary), np.int64)
+        renumber[used] = np.arange(len(used))
+        return renumber[index], as_large_string(encoded.dictionary.take(pa.array(used)))
+    return index, as_large_string(encoded.dictionary)
 
 
 def _parse_ints(arrow: pa.Array, blank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Small whole numbers (seat, hand); blank gives -1. Bad = not a whole number in
-    0..10000."""
-    try:  # the clean column: one cast kernel
+    0..10000. A value's verdict never depends on the other values of the column: the one cast
+    kernel is used only when every value is blank or one to five plain digits, which the
+    careful path would read alike."""
+    if _digits_only(arrow, blank, 5):
         values = pc.cast(pc.if_else(pa.array(blank), "-1", arrow), pa.int64()).to_numpy(zero_copy_only=False)
-        ok = ~blank & (values >= 0)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        ok = ~blank
+    else:
         text = pc.utf8_trim_whitespace(arrow)
         ok = np.asarray(pc.match_substring_regex(text, r"^[0-9]{1,5}(\.0+)?$").to_numpy(zero_copy_only=False), bool)
         digits = pc.replace_substring_regex(text, r"\.0+$", "")
         values = pc.cast(pc.if_else(pa.array(ok), digits, "-1"), pa.int64()).to_numpy(zero_copy_only=False)
     bad = (~ok & ~blank) | (values > 10_000)
     return np.where(ok & ~bad, values, -1).astype(np.int16), bad
+
+
+def _digits_only(arrow: pa.LargeStringArray, blank: np.ndarray, most: int) -> bool:
+    """Every value not blank is 1 to ``most`` ASCII digits."""
+    offsets, data = buffers(arrow)
+    length = np.diff(offsets)
+    if ((length > most) & ~blank).any():
+        return False
+    byte = data[offsets[0]:offsets[-1]]
+    other = np.r_[0, np.cumsum((byte < 48) | (byte > 57), dtype=np.int64)]
+    others = other[offsets[1:] - offsets[0]] - other[offsets[:-1] - offsets[0]]
+    return not ((others > 0) & ~blank).any()
 
 
 def collect_rejects(df: pd.DataFrame, problems) -> pd.DataFrame:
@@ -268,22 +281,15 @@ def collect_rejects(df: pd.DataFrame, problems) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else EMPTY_REJECTS.copy()
 
 
-def _buffers(arr: pa.LargeStringArray) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, data) of a large-string array, as numpy views of its buffers."""
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=len(arr) + 1, offset=arr.offset * 8)
-    buf = arr.buffers()[2]
-    return offsets, (np.frombuffer(buf, dtype=np.uint8) if buf is not None else np.zeros(0, np.uint8))
-
-
 def _blank(arr: pa.LargeStringArray) -> np.ndarray:
     """Empty or whitespace-only values. Only values that start with a blank or a non-ASCII
     byte can be whitespace-only, so only those few are trimmed."""
-    offsets, data = _buffers(arr)
+    offsets, data = buffers(arr)
     length = np.diff(offsets)
     blank = length == 0
     first = np.flatnonzero(~blank)
     lead = data[offsets[:-1][first]]
-    maybe = first[(lead == 32) | ((lead >= 9) & (lead <= 13)) | (lead >= 0x80)]
+    maybe = first[(lead <= 32) | (lead >= 0x80)]  # blanks and controls (Arrow trims 0x1C-0x1F too)
     if len(maybe):
         blank[maybe] = pc.equal(pc.utf8_trim_whitespace(arr.take(pa.array(maybe))), "").to_numpy(
             zero_copy_only=False)
@@ -310,7 +316,7 @@ def _letter_matrix(arrow: pa.Array, width: int, letters: str) -> tuple[np.ndarra
 
 def _letter_codes(text: pa.LargeStringArray, width: int, lut: np.ndarray):
     """(codes, bad, odd): odd = the value holds a byte that is no letter of ``lut``."""
-    offsets, raw = _buffers(text)
+    offsets, raw = buffers(text)
     length = np.diff(offsets)
     bad = length > width
     # As wide as the longest value (a sixteen-letter limit costs nothing when hands have four).

@@ -159,7 +159,7 @@ class Source:
             lines = np.setdiff1d(candidates, skipped, assume_unique=True)[:n] if len(skipped) else candidates[:n]
             next_line = int(lines[-1]) + 1 if n else next_line
             line_numbers = pa.array(lines, pa.int64())
-            table = pa.Table.from_batches([batch]).append_column("_line", line_numbers)
+            table = _own_columns(pa.Table.from_batches([batch])).append_column("_line", line_numbers)
             table = table.append_column("_record", line_numbers)
             blank = _blank_rows(table, self.names)
             if blank.any():
@@ -233,7 +233,7 @@ class Source:
             parquet = pq.ParquetFile(self.path)
             first = 1
             for batch in parquet.iter_batches(batch_size=rows):
-                table = pa.Table.from_batches([batch])
+                table = _own_columns(pa.Table.from_batches([batch]))
                 table = table.cast(pa.schema([pa.field(n, pa.large_string()) for n in table.column_names]))
                 lines = pa.array(np.arange(first, first + table.num_rows), pa.int64())
                 table = table.append_column("_line", lines).append_column("_record", lines)
@@ -254,6 +254,12 @@ def batch_schema(game: str) -> pa.Schema:
                         for c in columns_of(game)],
                       pa.field("_bad", pa.large_string()),
                       pa.field("_line", pa.int64()), pa.field("_record", pa.int64())])
+
+
+def _own_columns(table: pa.Table) -> pa.Table:
+    """The table without columns named like the reader's own (``_line`` …): an export's extra
+    column of that name is not the reader's, and is not audited."""
+    return table.drop_columns([c for c in ("_file", "_line", "_record", "_bad") if c in table.column_names])
 
 
 def _string_table(records: list[dict], names: list[str]) -> pa.Table:
@@ -339,6 +345,8 @@ def _scan(path: Path) -> _Scan:
             state["head"] += text[:4]
         if not state["content"] and text.strip(b" \t\r\n\x00\xef\xbb\xbf"):
             state["content"] = True
+        if not text:  # an empty read (between two gzip members) says nothing
+            return
         if text.isascii():  # the usual export: valid UTF-8 and Windows-1252 alike, nothing to decode
             if state["utf8"]:
                 try:  # unless the previous block ended inside a character
