@@ -285,11 +285,14 @@ def _last_round_start(table: pa.Table) -> int:
     window = 64
     while n:
         start = max(0, n - window)
-        tail = table.slice(start).select(["table_id", "round_id"]).to_pydict()
-        last = (tail["table_id"][-1], tail["round_id"][-1])
-        for i in range(len(tail["table_id"]) - 1, -1, -1):
-            if (tail["table_id"][i], tail["round_id"][i]) != last:
-                return start + i + 1
+        other = None
+        for name in ("table_id", "round_id"):
+            values = table.column(name).slice(start).cast(pa.large_string())
+            differs = pc.not_equal(values, values[len(values) - 1])
+            other = differs if other is None else pc.or_(other, differs)
+        idx = np.flatnonzero(other.to_numpy())
+        if len(idx):
+            return start + int(idx[-1]) + 1
         if start == 0:
             break
         window *= 4
