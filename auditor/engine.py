@@ -382,15 +382,15 @@ class _GameRun:
             return np.zeros(0, bool)
         rkey = df["_rkey"].to_numpy()
         first = np.unique(rkey, return_index=True)[1]
-        keys = np.unique(_hashed(df["table_id"], first) * np.uint64(1_000_003) ^ _hashed(df["round_id"], first),
-                         return_inverse=True)
-        at = np.searchsorted(self.seen, keys[0])
-        again = np.zeros(len(keys[0]), bool)
+        keys, of_round = np.unique(_hashed(df["table_id"], first) * np.uint64(1_000_003)
+                                   ^ _hashed(df["round_id"], first), return_inverse=True)
+        at = np.searchsorted(self.seen, keys)
+        again = np.zeros(len(keys), bool)
         if len(self.seen):
-            again = (at < len(self.seen)) & (self.seen[np.minimum(at, len(self.seen) - 1)] == keys[0])
+            again = (at < len(self.seen)) & (self.seen[np.minimum(at, len(self.seen) - 1)] == keys)
         # Kept sorted by inserting, not re-sorting: the cost of a chunk does not grow with the log.
-        self.seen = np.insert(self.seen, at[~again], keys[0][~again])
-        return again[keys[1]][np.searchsorted(rkey[first], rkey)]
+        self.seen = np.insert(self.seen, at[~again], keys[~again])
+        return again[of_round][np.searchsorted(rkey[first], rkey)]
 
     def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
         for rej in record_rejects:
@@ -424,6 +424,7 @@ class _GameRun:
 
 
 def _hashed(values: pd.Series, rows: np.ndarray) -> np.ndarray:
+    """64-bit hashes of the values at ``rows`` (equal text, equal hash, whatever the dtype)."""
     return pd.util.hash_pandas_object(values.take(rows), index=False).to_numpy()
 
 
@@ -471,8 +472,9 @@ def _records_per_file(df: pd.DataFrame) -> dict[str, int]:
         return {}
     files = df["_file"].astype("category").array
     record = df["_record"].to_numpy()
-    pairs = pd.unique(files.codes.astype(np.int64) * (int(record.max()) + 1) + record)
-    counts = np.bincount(pairs // (int(record.max()) + 1), minlength=len(files.categories))
+    base = int(record.max()) + 1
+    pairs = pd.unique(files.codes.astype(np.int64) * base + record)
+    counts = np.bincount(pairs // base, minlength=len(files.categories))
     return {str(f): int(c) for f, c in zip(files.categories, counts) if c}
 
 
