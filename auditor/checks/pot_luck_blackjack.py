@@ -395,8 +395,7 @@ class _Pool:
         self.k = group_sum(self.winner.astype(np.int64), r, R)
         # Commission in basis points, applied in integers and truncated to the céntimo
         # (in the player's favour, so a correctly posted rate never breaks the 5 % cap).
-        pct = ctx.param("pool_commission_pct")
-        bp = np.asarray([int(p * 100) for p in pct], dtype=np.int64) if len(pct) else np.zeros(0, np.int64)
+        bp = np.array([int(p.pool_commission_pct * 100) for p in ctx.profiles.profiles], np.int64)[ctx.which]
         self.commission = self.total * bp // 10_000
         carry = ctx.param("pool_tie", missing="split") == "carry_over"
         self.carried = carry & (self.k > 1)
