@@ -484,8 +484,7 @@ def _rejected_records(df: pd.DataFrame, rejects: pd.DataFrame) -> dict[str, int]
     on_rows = rows >= 0
     records = np.where(on_rows, df["_record"].to_numpy()[np.where(on_rows, rows, 0)] if len(df) else 0,
                        rejects["line"].to_numpy())
-    pairs = pd.DataFrame({"file": rejects["file"].to_numpy(), "record": records}).drop_duplicates()
-    return pairs.groupby("file").size().to_dict()
+    return _records_per_file(pd.DataFrame({"_file": rejects["file"].to_numpy(), "_record": records}))
 
 
 def _wagered(df: pd.DataFrame, wagers=("bet", "double", "insurance", "pool_bet")) -> int:

@@ -131,7 +131,6 @@ class Context(GameContext):
         }
 
 
-
 # --- the checks, one per code -----------------------------------------------------------
 
 def check_cards(ctx: Context) -> CheckResult:

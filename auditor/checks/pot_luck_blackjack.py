@@ -187,7 +187,6 @@ class Context(GameContext):
         }
 
 
-
 # Which rule a wrong main-bet settlement breaks, by how the hand had to be settled.
 OUTCOME_CODE = {
     bj.Outcome.SURRENDER: "PLB-SURRENDER-PAY",

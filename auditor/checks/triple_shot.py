@@ -155,7 +155,6 @@ class Context(GameContext):
         }
 
 
-
 # --- the checks, one per code -----------------------------------------------------------
 
 def check_cards(ctx: Context) -> CheckResult:

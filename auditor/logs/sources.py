@@ -262,9 +262,9 @@ def _own_columns(table: pa.Table) -> pa.Table:
     return table.drop_columns([c for c in ("_file", "_line", "_record", "_bad") if c in table.column_names])
 
 
-def _string_table(records: list[dict], names: list[str]) -> pa.Table:
-    """Records of text fields (and _line, _record) as an Arrow table."""
-    columns = {n: pa.array([r.get(n, "") for r in records], pa.large_string()) for n in names}
+def _string_table(records: list[dict], names: list[str], text=lambda v: "" if v is None else v) -> pa.Table:
+    """Records of fields (and _line, _record) as an Arrow table of ``text`` of each value."""
+    columns = {n: pa.array([text(r.get(n)) for r in records], pa.large_string()) for n in names}
     for n in ("_line", "_record"):
         columns[n] = pa.array([r[n] for r in records], pa.int64())
     return pa.table(columns)
@@ -272,10 +272,7 @@ def _string_table(records: list[dict], names: list[str]) -> pa.Table:
 
 def _json_table(rows: list[dict]) -> pa.Table:
     names = list(dict.fromkeys(k for row in rows for k in row if not k.startswith("_")))
-    columns = {n: pa.array([_json_scalar_to_str(row.get(n)) for row in rows], pa.large_string()) for n in names}
-    for n in ("_line", "_record"):
-        columns[n] = pa.array([row[n] for row in rows], pa.int64())
-    return pa.table(columns)
+    return _string_table(rows, names, _json_scalar_to_str)
 
 
 def _last_round_start(table: pa.Table) -> int:
