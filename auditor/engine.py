@@ -100,7 +100,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         run = _GameRun(g, profiles, lang)
         srcs = sorted(sources.get(g, []), key=_source_order)
         errors: dict[str, str] = {}
-        chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress))
+        chunks = _read_ahead(map(run.prepare, _chunks(srcs, chunk_rows, errors, lang, progress)))
         try:
             for _ in iter(lambda: run.add_next(chunks), False):
                 pass
@@ -175,8 +175,9 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
 
 
 def _read_ahead(chunks: Iterator) -> Iterator:
-    """The chunks, read one ahead by a thread: Arrow parses the next chunk (without holding
-    the GIL) while this one is audited, which puts the machine's second core to work. Besides
+    """The chunks, read (and prepared, see ``_GameRun.prepare``) one ahead by a thread: Arrow
+    and numpy work on the next chunk mostly without holding the GIL while this one is
+    audited, which puts the machine's second core to work. Besides
     the chunk being audited, one waits and the reader builds the next. An error in the reader
     is raised here, in the auditing thread. (The progress callback is called by the reader,
     as it opens each file.)"""
@@ -269,6 +270,17 @@ def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, st
     return out
 
 
+@dataclass
+class _Prepared:
+    """A chunk typed and validated (``_GameRun.prepare``), waiting to be audited."""
+
+    table: HandTable
+    rejects: pd.DataFrame
+    parsed: np.ndarray     # rows whose every field parsed
+    card_rows: np.ndarray  # rows with an unreadable card
+    card_text: tuple[list[str], list[str]]
+
+
 class _GameRun:
     """One game's audit, fed chunk by chunk. Everything a rule needs beyond its own round is
     carried between chunks: the rounds already seen (a round id seen again is rejected, not
@@ -281,7 +293,7 @@ class _GameRun:
         self.profiles = ProfileSet(game, list(profiles))
         # per rule: rounds checked, violations, note, error (a check that raised)
         self.stats = {r.code: [0, 0, "", ""] for r in self.plugin.spec.rule}
-        self.findings: list[pd.DataFrame] = []
+        self.findings: list[dict] = []  # columns of findings, see _findings
         self.rejects: list[pd.DataFrame] = []
         self.rejected_records: dict[str, int] = {}
         self.audited_records: dict[str, int] = {}
@@ -293,35 +305,42 @@ class _GameRun:
         self.tables: dict[str, int] = {}
 
     def add_next(self, chunks) -> bool:
-        """Audit the next chunk; False when there is none. The chunk is referenced only
-        here, so its strings are freed as soon as they are typed."""
+        """Audit the next prepared chunk; False when there is none. The chunk is referenced
+        only here, so it is freed as soon as it is audited."""
         try:
             self.add(next(chunks))
         except StopIteration:
             return False
         return True
 
-    def add(self, frame: pa.Table | None) -> None:
+    def prepare(self, frame: pa.Table | None) -> _Prepared:
+        """The work on a chunk that needs nothing but the chunk: its rows typed, keyed by round
+        and validated. Pure, so it runs in the reader thread while the chunk before is audited."""
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)
         table, rejects = type_rows(frame, game, p.letters)
         card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], len(frame))
         card_text = _card_text(frame, table, card_rows)
-        del frame
-        df = table.df
-        n = len(df)
-        _add_round_keys(df)
-
+        del frame  # its strings are freed as soon as they are typed
+        _add_round_keys(table.df)
         # Structural checks speak only of rows whose fields all parsed: a row with an
         # unreadable card is not also reported for having "too few cards".
-        parsed = ~_row_mask(rejects, n)
+        parsed = ~_row_mask(rejects, len(table))
         problems = p.validate(table) + _round_consistency(table, game) + _out_of_range(table, game)
-        problems.append((self._seen_before(df), "round_id", "reject.round_repeated"))
         problems = [(mask & parsed, f, r) for mask, f, r in problems]
-        rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
-        bad_rows = _row_mask(rejects, n)
+        rejects = pd.concat([rejects, collect_rejects(table.df, problems)], ignore_index=True)
+        return _Prepared(table, rejects, parsed, card_rows, card_text)
 
+    def add(self, prepared: _Prepared) -> None:
+        p, game = self.plugin, self.game
+        table, rejects, card_rows, card_text = prepared.table, prepared.rejects, prepared.card_rows, prepared.card_text
+        df = table.df
+        repeated = self._seen_before(df) & prepared.parsed
+        del prepared
+        rejects = pd.concat([rejects, collect_rejects(df, [(repeated, "round_id", "reject.round_repeated")])],
+                            ignore_index=True)
+        bad_rows = _row_mask(rejects, len(df))
         # A round is audited whole or not at all: its other rows are rejected too, each
         # naming the first line that caused it.
         rkey = df["_rkey"].to_numpy()
@@ -413,10 +432,9 @@ class _GameRun:
             status = ("error" if error else "not_applicable" if checked == 0
                       else "failed" if violations else "passed")
             rules.append(_outcome(rule, self.lang, status, checked, violations, note=error or note))
-        found = (pd.concat(self.findings, ignore_index=True) if self.findings
-                 else pd.DataFrame(columns=FINDING_COLUMNS))
-        found = found.sort_values(["table_id", "started_at", "round_id", "seat", "hand", "code"],
-                                  kind="stable", na_position="first").reset_index(drop=True)
+        found = _finding_frame(self.findings).sort_values(
+            ["table_id", "started_at", "round_id", "seat", "hand", "code"], kind="stable", na_position="first"
+        ).reset_index(drop=True)
         return {"rules": rules, "findings": found, "rejected": rejects, "rejected_records": self.rejected_records,
                 "audited_records": self.audited_records,
                 "tables": self.tables,
@@ -550,18 +568,19 @@ def _outcome(rule, lang, status, checked, violations, note="") -> RuleOutcome:
                        rounds_checked=checked, violations=violations, note=note)
 
 
-def _money(values: np.ndarray | None, idx: np.ndarray, scale: int) -> list:
+def _money(values: np.ndarray | None, idx: np.ndarray, scale: int) -> np.ndarray:
     """Text in soles ("12.50", "-3.00", "0.00") of the amounts at ``idx`` (céntimos × scale),
     or None for each where the result has none. Only the selected amounts are rounded to
     céntimos and formatted, with integer arithmetic (never a float, never a Decimal each)."""
     if values is None:
-        return [None] * len(idx)
-    return cents_text(cents_from_scaled(values[idx], scale)).tolist()
+        return np.full(len(idx), None, dtype=object)
+    return cents_text(cents_from_scaled(values[idx], scale)).astype(object)
 
 
-def _findings(rule, result: CheckResult, lang: str) -> pd.DataFrame:
-    """One row per violation of ``result``. The violating rows are taken first and only they
-    are converted to text, so the cost follows the number of findings, not of rounds."""
+def _findings(rule, result: CheckResult, lang: str) -> dict[str, np.ndarray | pd.Series]:
+    """The columns of one row per violation of ``result``. The violating rows are taken
+    first and only they are converted to text, so the cost follows the number of findings,
+    not of rounds. Times stay times until ``_finding_frame`` writes them all at once."""
     idx = np.flatnonzero(result.violates)
     f = result.frame
     n = len(idx)
@@ -571,33 +590,42 @@ def _findings(rule, result: CheckResult, lang: str) -> pd.DataFrame:
 
     def whole(name):
         values = col(name)
-        return [None if v is None or pd.isna(v) else int(v) for v in values]
+        return np.array([None if v is None or pd.isna(v) else int(v) for v in values], dtype=object)
 
     title = rule.title_in(lang)
     if result.reason is not None and result.reasons:
-        texts = [f"{title}: {t(k, lang)}" for k in result.reasons]
-        message = [texts[i] for i in result.reason[idx].tolist()]
+        texts = np.array([f"{title}: {t(k, lang)}" for k in result.reasons], dtype=object)
+        message = texts[result.reason[idx]]
     else:
-        message = [title] * n
+        message = np.full(n, title, dtype=object)
     expected = _money(result.expected, idx, result.scale)
     observed = _money(result.observed, idx, result.scale)
     if result.expected is not None and result.observed is not None and not result.bound_only:
         impact = _money(result.observed[idx].astype(np.int64) - result.expected[idx].astype(np.int64),
                         slice(None), result.scale)
     else:
-        impact = [None] * n
+        impact = np.full(n, None, dtype=object)
     evidence = result.evidence(idx) if result.evidence else {}
-    ev_rows = [dict(zip(evidence, row)) for row in zip(*evidence.values())] if evidence else [{} for _ in range(n)]
-    started = [None] * n
-    if "started_at" in f:
-        times = pd.to_datetime(f["started_at"].take(idx), utc=True).dt.tz_convert(LIMA)
-        started = [None if pd.isna(s) else s.isoformat() for s in times]
-    return pd.DataFrame({
-        "code": rule.code, "game": rule.game, "directive": rule.directive, "article": rule.article,
-        "source": rule.source, "severity": rule.severity,
-        "table_id": col("table_id", ""), "round_id": col("round_id", ""),
-        "seat": whole("seat"), "hand": whole("hand"),
-        "started_at": started, "dealer_id": col("dealer_id"), "message": message,
-        "expected": expected, "observed": observed, "impact": impact, "evidence": ev_rows,
-        "file": col("_file"), "line": whole("_line"),
-    }, columns=FINDING_COLUMNS, dtype=object)
+    ev_rows = np.empty(n, dtype=object)
+    ev_rows[:] = [dict(zip(evidence, row)) for row in zip(*evidence.values())] if evidence else [{} for _ in range(n)]
+    started = (pd.to_datetime(f["started_at"].take(idx), utc=True).reset_index(drop=True) if "started_at" in f
+               else pd.Series(pd.NaT, index=range(n), dtype="datetime64[ns, UTC]"))
+    constant = {"code": rule.code, "game": rule.game, "directive": rule.directive, "article": rule.article,
+                "source": rule.source, "severity": rule.severity}
+    return {**{k: np.full(n, v, dtype=object) for k, v in constant.items()},
+            "table_id": col("table_id", ""), "round_id": col("round_id", ""),
+            "seat": whole("seat"), "hand": whole("hand"),
+            "started_at": started, "dealer_id": col("dealer_id"), "message": message,
+            "expected": expected, "observed": observed, "impact": impact, "evidence": ev_rows,
+            "file": col("_file"), "line": whole("_line")}
+
+
+def _finding_frame(parts: list[dict]) -> pd.DataFrame:
+    """One frame of the findings' columns of every rule and chunk, the times written as
+    Lima ISO 8601 text in one pass."""
+    if not parts:
+        return pd.DataFrame(columns=FINDING_COLUMNS)
+    columns = {c: np.concatenate([p[c] for p in parts]) for c in FINDING_COLUMNS if c != "started_at"}
+    times = pd.concat([p["started_at"] for p in parts], ignore_index=True).dt.tz_convert(LIMA)
+    columns["started_at"] = np.array([None if pd.isna(s) else s.isoformat() for s in times], dtype=object)
+    return pd.DataFrame(columns, columns=FINDING_COLUMNS, dtype=object)

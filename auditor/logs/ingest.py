@@ -165,7 +165,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     problems = [(mask & ~forced, f, r) for mask, f, r in problems]
     idx = np.flatnonzero(forced)
     bad_text = raw.column("_bad").take(pa.array(idx)).to_numpy(zero_copy_only=False).astype(object)
-    structural = _rejects(df["_file"].to_numpy()[idx], df["_line"].to_numpy()[idx], "", "reject.bad_fields",
+    structural = _rejects(_files_at(df, idx), df["_line"].to_numpy()[idx], "", "reject.bad_fields",
                           bad_text, row=idx)
     return table, pd.concat([structural, collect_rejects(df, problems)], ignore_index=True)
 
@@ -273,12 +273,17 @@ def _digits_only(arrow: pa.LargeStringArray, blank: np.ndarray, most: int) -> bo
 def collect_rejects(df: pd.DataFrame, problems) -> pd.DataFrame:
     """Rejects from (mask, field, reason-key) triples over the rows of ``df``."""
     parts = []
-    files, lines = df["_file"].to_numpy(), df["_line"].to_numpy()
+    lines = df["_line"].to_numpy()
     for mask, field_, reason in problems:
         idx = np.flatnonzero(mask)
         if len(idx):
-            parts.append(_rejects(files[idx], lines[idx], field_, reason, row=idx))
+            parts.append(_rejects(_files_at(df, idx), lines[idx], field_, reason, row=idx))
     return pd.concat(parts, ignore_index=True) if parts else EMPTY_REJECTS.copy()
+
+
+def _files_at(df: pd.DataFrame, idx: np.ndarray) -> np.ndarray:
+    """The file names of the rows at ``idx`` (only those become Python strings)."""
+    return df["_file"].array.take(idx).to_numpy(dtype=object)
 
 
 def _blank(arr: pa.LargeStringArray) -> np.ndarray:
