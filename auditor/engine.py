@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import __version__
-from .checks.base import CheckResult, cents_from_scaled, round_index
+from .checks.base import CheckResult, categorical_objects, cents_from_scaled, round_index
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
 from .logs.ingest import HandTable, InputError, collect_rejects, type_rows
@@ -279,6 +279,7 @@ class _Prepared:
     parsed: np.ndarray     # rows whose every field parsed
     card_rows: np.ndarray  # rows with an unreadable card
     card_text: tuple[list[str], list[str]]
+    order: np.ndarray      # every row, in the audit's order
 
 
 class _GameRun:
@@ -330,13 +331,14 @@ class _GameRun:
         problems = p.validate(table) + _round_consistency(table, game) + _out_of_range(table, game)
         problems = [(mask & parsed, f, r) for mask, f, r in problems]
         rejects = pd.concat([rejects, collect_rejects(table.df, problems)], ignore_index=True)
-        return _Prepared(table, rejects, parsed, card_rows, card_text)
+        return _Prepared(table, rejects, parsed, card_rows, card_text, _audit_order(table.df))
 
     def add(self, prepared: _Prepared) -> None:
         p, game = self.plugin, self.game
         table, rejects, card_rows, card_text = prepared.table, prepared.rejects, prepared.card_rows, prepared.card_text
         df = table.df
         repeated = self._seen_before(df) & prepared.parsed
+        order = prepared.order
         del prepared
         rejects = pd.concat([rejects, collect_rejects(df, [(repeated, "round_id", "reject.round_repeated")])],
                             ignore_index=True)
@@ -356,7 +358,7 @@ class _GameRun:
         self.rejects.append(rejects)
 
         card_faults = _card_faults(df, card_text, card_rows)
-        accepted = _select(table, np.flatnonzero(~in_bad_round))
+        accepted = _select(table, order[~in_bad_round[order]])
         for file, count in _records_per_file(accepted.df).items():
             self.audited_records[file] = self.audited_records.get(file, 0) + count
         del table, df
@@ -386,9 +388,11 @@ class _GameRun:
             lo, hi = times.min(), times.max()
             self.first = lo if self.first is None else min(self.first, lo)
             self.last = hi if self.last is None else max(self.last, hi)
-        per_table = accepted.df["table_id"].to_numpy()[round_index(accepted.df)[1]]
-        for table_id, count in pd.Series(per_table).value_counts().items():
-            self.tables[table_id] = self.tables.get(table_id, 0) + int(count)
+        table_ids = accepted.df["table_id"].astype("category").array
+        per_table = np.bincount(table_ids.codes[round_index(accepted.df)[1]], minlength=len(table_ids.categories))
+        for table_id, count in zip(table_ids.categories, per_table.tolist()):
+            if count:
+                self.tables[table_id] = self.tables.get(table_id, 0) + count
         self.totals["rounds"] += int(ctx.n_rounds)
         self.totals["hands"] += len(accepted.df)
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
@@ -455,8 +459,11 @@ def _last_per_table(df: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.Da
             and c.name not in ("table_id", "round_id", "started_at")]
     parts = [] if previous is None else [previous]
     if len(df):
-        last = df.drop_duplicates("_tcode", keep="last")
-        parts.append(last[["table_id", "round_id", "started_at", *cols]].assign(_rejected=False))
+        tcode = df["_tcode"].to_numpy()
+        last = np.flatnonzero(np.r_[tcode[1:] != tcode[:-1], True])
+        # A few rows, as plain values: a categorical would carry the chunk's every round id.
+        parts.append(pd.DataFrame({c: _plain_at(df[c], last) for c in ["table_id", "round_id", "started_at", *cols]})
+                     .assign(_rejected=False))
     if len(card_faults):
         parts.append(card_faults[["table_id", "round_id", "started_at"]].assign(_rejected=True))
     if not parts:
@@ -465,6 +472,13 @@ def _last_per_table(df: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.Da
     events["_t"] = pd.to_datetime(events["started_at"], utc=True).array.asi8
     events = events.sort_values(["table_id", "_t", "round_id"], kind="stable")
     return events.drop_duplicates("table_id", keep="last").drop(columns="_t").reset_index(drop=True)
+
+
+def _plain_at(values: pd.Series, rows: np.ndarray) -> pd.Series:
+    """The values at ``rows``; a categorical's as plain objects (see ``categorical_objects``)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return pd.Series(categorical_objects(values.array, rows), dtype=object)
+    return values.take(rows).reset_index(drop=True)
 
 
 def _add_round_keys(df: pd.DataFrame) -> None:
@@ -520,15 +534,17 @@ def _take(m, mask):
     return CardMatrix(cards=m.cards[mask], count=m.count[mask], bad=m.bad[mask])
 
 
+def _audit_order(df: pd.DataFrame) -> np.ndarray:
+    """The rows in the audit's deterministic order: table, time, round, seat, hand."""
+    keys = [df[c].to_numpy() for c in ("hand", "seat") if c in df]
+    keys += [df["_rcode"].to_numpy(), df["started_at"].array.asi8, df["_tcode"].to_numpy()]
+    return np.lexsort(keys) if len(df) else np.zeros(0, np.int64)
+
+
 def _select(table: HandTable, rows: np.ndarray) -> HandTable:
-    """The given rows, in the audit's deterministic order: table, time, round, seat, hand
-    (one gather for the frame and each matrix)."""
-    df = table.df
-    keys = [df[c].to_numpy()[rows] for c in ("hand", "seat") if c in df]
-    keys += [df["_rcode"].to_numpy()[rows], df["started_at"].array.asi8[rows], df["_tcode"].to_numpy()[rows]]
-    order = rows[np.lexsort(keys)] if len(rows) else rows
-    return HandTable(df=df.take(order).reset_index(drop=True),
-                     matrices={k: _take(m, order) for k, m in table.matrices.items()})
+    """The given rows (one gather for the frame and each matrix)."""
+    return HandTable(df=table.df.take(rows).reset_index(drop=True),
+                     matrices={k: _take(m, rows) for k, m in table.matrices.items()})
 
 
 def _card_text(raw: pa.Table, table: HandTable, card_rows: np.ndarray) -> tuple[list[str], list[str]]:
@@ -586,7 +602,12 @@ def _findings(rule, result: CheckResult, lang: str) -> dict[str, np.ndarray | pd
     n = len(idx)
 
     def col(name, default=None):
-        return f[name].array.take(idx).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
+        if name not in f:
+            return np.full(n, default, dtype=object)
+        values = f[name].array
+        if isinstance(values, pd.Categorical):
+            return categorical_objects(values, idx)
+        return values.take(idx).to_numpy(dtype=object)
 
     def whole(name):
         values = col(name)

@@ -19,7 +19,7 @@ from ..money import cents_text
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
            "positions_result", "card_faults_result", "pay_limit_result", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
-           "group_any", "cents_from_scaled", "letter_counts"]
+           "group_any", "cents_from_scaled", "letter_counts", "categorical_objects"]
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,21 @@ def money_text(cents: np.ndarray) -> list[str]:
 
 def column_values(frame: pd.DataFrame, name: str, rows: np.ndarray) -> list:
     """The values of a column at ``rows``: only those rows are converted to Python objects."""
-    return frame[name].array.take(rows).to_numpy().tolist()
+    values = frame[name].array
+    if isinstance(values, pd.Categorical):
+        return categorical_objects(values, rows).tolist()
+    return values.take(rows).to_numpy().tolist()
+
+
+def categorical_objects(values: pd.Categorical, rows: np.ndarray) -> np.ndarray:
+    """The values of a categorical at ``rows`` as an object array (NaN where missing), of
+    which only the categories used there become Python objects: a chunk's round ids are
+    tens of thousands of categories, and a rule has a few findings in it."""
+    codes = values.codes[rows]
+    used, inverse = np.unique(codes, return_inverse=True)
+    out = values.categories.take(np.maximum(used, 0)).to_numpy(dtype=object)[inverse.reshape(-1)]
+    out[codes < 0] = np.nan
+    return out
 
 
 def joined(parts: list[str], bounds: np.ndarray, sep: str = "; ") -> list[str]:
