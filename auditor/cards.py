@@ -84,8 +84,8 @@ def widen(cards: np.ndarray, width: int) -> np.ndarray:
 
 def _parse_canonical(arr: pa.LargeStringArray, width: int) -> CardMatrix:
     offsets, raw = buffers(arr)
-    # Pad so that positions past a short row's end still index inside the buffer.
-    data = np.concatenate([raw[: offsets[-1]], np.zeros(3 * width + 3, np.uint8)])
+    # Padded so that positions past a short row's end still index inside the buffer.
+    data = np.concatenate([raw[offsets[0]: offsets[-1]], np.zeros(3 * width + 3, np.uint8)])
     start = (offsets[:-1] - offsets[0]).astype(np.int64 if data.size > 2**31 - 1 else np.int32)
     length = (offsets[1:] - offsets[:-1]).astype(np.int32)
     count = (length + 1) // 3
@@ -93,18 +93,28 @@ def _parse_canonical(arr: pa.LargeStringArray, width: int) -> CardMatrix:
     count = np.where(bad, 0, count).astype(np.int8)
     width = min(width, max(MIN_WIDTH, int(count.max(initial=0))))
 
-    k = np.arange(width, dtype=np.int8)
+    # The card starting at each byte of the buffer (-1 if none): one lookup per byte, then
+    # one gather per card position.
+    word = data[:-1].astype(np.uint16)
+    word |= data[1:].astype(np.uint16) << 8
+    card_at = _CARD_LUT[word]
+    k = np.arange(width, dtype=start.dtype)
     present = k[None, :] < count[:, None]
-    pos = start[:, None] + (3 * k).astype(start.dtype)[None, :] + offsets[0].astype(start.dtype)
-    words = np.ndarray((len(data) - 1,), dtype="<u2", buffer=data, strides=(1,))  # words[i] = data[i:i + 2]
-    cards = _CARD_LUT[words[pos]]
-    needs_sep = k[None, :] < (count[:, None] - 1)
-    broken = present & (cards < 0)
-    broken |= needs_sep & (data[pos + 2] != 32)
-    bad |= broken.any(axis=1)
-    cards[~present | bad[:, None]] = PAD
+    cards = np.where(present, card_at[start[:, None] + 3 * k[None, :]], PAD)
+    # A row is canonical when every card is valid and its other bytes, as many as separators
+    # are needed, are all blanks: no card holds a blank, so they are exactly the separators.
+    blanks = np.r_[0, np.cumsum(data == 32, dtype=np.int32)]
+    bad |= (blanks[start + length] - blanks[start]) != np.maximum(count.astype(np.int32) - 1, 0)
+    bad |= _any_per_row(present & (cards < 0))
+    cards[bad] = PAD
     count[bad] = 0
     return CardMatrix(cards=cards, count=count, bad=bad)
+
+
+def _any_per_row(mask: np.ndarray) -> np.ndarray:
+    """``mask.any(axis=1)`` of a narrow boolean matrix, eight columns per byte."""
+    packed = np.packbits(mask, axis=1)
+    return packed[:, 0] != 0 if packed.shape[1] == 1 else packed.any(axis=1)
 
 
 def rank_of(cards: np.ndarray) -> np.ndarray:

@@ -132,7 +132,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     rows, rejects).
 
     A round's fields repeat on each of its hand rows, so round-level columns are parsed once
-    per distinct value and broadcast; their dictionary codes are kept (``HandTable.codes``)
+    per distinct value and broadcast; the codes of their values are kept (``HandTable.codes``)
     to check that the rows of a round agree."""
     columns = columns_of(game)
     df = pd.DataFrame({"_file": raw.column("_file").to_pandas(),
@@ -142,8 +142,8 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     problems: list[tuple[np.ndarray, str, str]] = []
     for col in columns:
         index = None
-        if col.round_level:  # dictionary-encoded by the reader: typed once per distinct value
-            index, arrow = _used_entries(raw.column(col.name))
+        if col.round_level:  # typed once per distinct value
+            index, arrow = _distinct(raw.column(col.name))
             codes[col.name] = index
         else:
             arrow = as_large_string(raw.column(col.name))
@@ -225,20 +225,18 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
     raise ValueError(f"unknown column kind {col.kind!r}")
 
 
-def _used_entries(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
-    """(code of each row, the distinct values) of a dictionary column: one dictionary for all
-    its chunks, holding only the values of these rows (a dictionary may also hold values of
-    rows cut off into the next chunk, which must not be typed with this one)."""
-    if column.num_chunks == 0:
-        return np.zeros(0, np.int64), pa.array([], pa.large_string())
-    encoded = column.unify_dictionaries().combine_chunks()
-    index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    used = np.flatnonzero(np.bincount(index, minlength=len(encoded.dictionary)))
-    if len(used) < len(encoded.dictionary):
-        renumber = np.zeros(len(encoded.dictionary), np.int64)
-        renumber[used] = np.arange(len(used))
-        return renumber[index], as_large_string(encoded.dictionary.take(pa.array(used)))
-    return index, as_large_string(encoded.dictionary)
+def _distinct(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
+    """(code of each row, the distinct values) of a round-level column. A round's rows are
+    contiguous and repeat its fields, so runs of equal neighbours are found first (one
+    comparison kernel) and only the first value of each run is encoded."""
+    arr = as_large_string(column)
+    n = len(arr)
+    starts = np.ones(n, bool)
+    if n > 1:
+        starts[1:] = ~pc.equal(arr.slice(1), arr.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    encoded = pc.dictionary_encode(arr.take(pa.array(np.flatnonzero(starts))))
+    run_code = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return run_code[np.cumsum(starts) - 1], as_large_string(encoded.dictionary)
 
 
 def _parse_ints(arrow: pa.Array, blank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

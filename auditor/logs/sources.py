@@ -94,12 +94,7 @@ class Source:
                                                            pa.array([str(self.path)], pa.large_string()))}
         for c in columns_of(self.game):
             col = table.column(c.name) if c.name in table.column_names else empty
-            if not c.round_level:
-                columns[c.name] = pc.fill_null(col.cast(pa.large_string()), "")
-            elif col.type != TEXT_CODES:
-                columns[c.name] = pc.dictionary_encode(pc.fill_null(col.cast(pa.large_string()), "")).cast(TEXT_CODES)
-            else:
-                columns[c.name] = col
+            columns[c.name] = pc.fill_null(col.cast(pa.large_string()), "")
         col = table.column("_bad") if "_bad" in table.column_names else empty
         columns["_bad"] = pc.fill_null(col.cast(pa.large_string()), "")
         for name in ("_line", "_record"):
@@ -123,7 +118,6 @@ class Source:
             invalid.append((row.number if row.number is not None else -1, row.text))
             return "skip"
 
-        round_level = {c.name for c in columns_of(self.game) if c.round_level}
         try:
             stream = self._text_stream()
             reader = pv.open_csv(
@@ -135,10 +129,7 @@ class Source:
                                             block_size=max(1 << 14, min(rows * 128, 1 << 26))),
                 parse_options=pv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False,
                                               ignore_empty_lines=False, invalid_row_handler=skip),
-                # A round's fields repeat on each of its rows: read as dictionary codes, so that
-                # the reader (in its own thread) does the work of telling equal values apart.
-                convert_options=pv.ConvertOptions(column_types={n: TEXT_CODES if n in round_level
-                                                                else pa.large_string() for n in self.names},
+                convert_options=pv.ConvertOptions(column_types={n: pa.large_string() for n in self.names},
                                                   strings_can_be_null=False, quoted_strings_can_be_null=False))
         except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
             raise InputError(str(self.path), "input.unparsable", error=_first_line(exc)) from None
@@ -245,13 +236,12 @@ class Source:
 
 
 def batch_schema(game: str) -> pa.Schema:
-    """The columns of every batch of ``game``: each field as text (dictionary-encoded for the
-    round's fields, which repeat on each of its rows), the file it came from, its line
+    """The columns of every batch of ``game``: each field as text, the file it came from
+    (dictionary-encoded: one value per file), its line
     (``_line``), its record (``_record``: the CSV row or JSON line) and ``_bad`` (the text
     of a CSV row with the wrong number of fields, else empty)."""
     return pa.schema([pa.field("_file", TEXT_CODES),
-                      *[pa.field(c.name, TEXT_CODES if c.round_level else pa.large_string())
-                        for c in columns_of(game)],
+                      *[pa.field(c.name, pa.large_string()) for c in columns_of(game)],
                       pa.field("_bad", pa.large_string()),
                       pa.field("_line", pa.int64()), pa.field("_record", pa.int64())])
 
