@@ -21,7 +21,7 @@ from . import __version__
 from .checks.base import CheckResult, categorical_objects, cents_from_scaled, round_index
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
-from .logs.ingest import HandTable, InputError, collect_rejects, type_rows
+from .logs.ingest import HandTable, InputError, collect_rejects, same_text, type_rows
 from .logs.sources import BATCH_ROWS, SUFFIXES, Source, batch_schema, open_source
 from .logs.schema import columns_of
 from .money import cents_text
@@ -260,13 +260,12 @@ def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, st
     first = np.full(codes.max() + 1, -1, np.int64)
     first[codes[::-1]] = np.arange(len(codes))[::-1]
     ref = first[codes]
+    rows = np.arange(len(codes))
     out = []
     for col in columns_of(game):
         if not col.round_level or col.name in ("table_id", "round_id"):
             continue
-        values = table.codes[col.name]
-        differs = values != values[ref]
-        out.append((differs, col.name, "reject.round_fields_differ"))
+        out.append((~same_text(table.runs[col.name], rows, ref), col.name, "reject.round_fields_differ"))
     return out
 
 

@@ -44,6 +44,10 @@ def test_a_whole_number_reads_alike_whatever_the_other_values():
     for column in (["-0", "000002", "3"], ["-0", "000002", "3", "x"]):
         values, bad = _parse_ints(pa.array(column, pa.large_string()), _blank(pa.array(column, pa.large_string())))
         assert bad.tolist()[:3] == [True, True, False] and values.tolist()[:3] == [-1, -1, 3]
+    column = pa.array(["7", " 8 ", "2.0", "10000", "10001", "", "  ", "1e2", "٣"], pa.large_string())
+    values, bad = _parse_ints(column, _blank(column))
+    assert values.tolist() == [7, 8, 2, 10000, -1, -1, -1, -1, -1]
+    assert bad.tolist() == [False, False, False, False, True, False, False, True, True]
 
 
 def test_a_row_with_the_wrong_number_of_fields_rejects_its_round_only(tmp_path):
@@ -66,3 +70,15 @@ def test_utf8_split_across_gzip_members_is_still_utf8(tmp_path):
     path.write_bytes(gzip.compress(text[:cut]) + gzip.compress(b"") + gzip.compress(text[cut:]))
     scan = _scan(Path(path))
     assert scan.utf8 and not scan.utf8_but_tail
+
+
+def test_round_fields_agree_when_equal_text_sits_in_separate_runs(tmp_path):
+    """A round's fields are read once per run of equal neighbouring rows; rows of one round
+    apart in the file, or a value that comes back (A B A), are still compared as text."""
+    apart = [hand("R1", seat="1"), hand("R2", minute=1), hand("R1", seat="2")]
+    result = audit([write_log(tmp_path / "apart.csv", apart)])
+    assert result.totals["rounds"] == 2 and not len(result.rejected)
+    back = [hand("R1", seat="1"), hand("R1", seat="2", dealer_id="D2"), hand("R1", seat="3")]
+    result = audit([write_log(tmp_path / "back.csv", back)])
+    assert [(line, f, r) for line, f, r in _reasons(result) if r != "reject.round_incomplete"] == [
+        (3, "dealer_id", "reject.round_fields_differ")]

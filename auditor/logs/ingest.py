@@ -23,7 +23,7 @@ from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..money import parse_money
 from .schema import Column, Kind, columns_of
 
-__all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "LIMA_OFFSET"]
+__all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "LIMA_OFFSET"]
 
 LIMA_OFFSET = "-05:00"
 
@@ -45,7 +45,9 @@ class HandTable:
 
     df: pd.DataFrame
     matrices: dict[str, CardMatrix]
-    codes: dict[str, np.ndarray] = field(default_factory=dict)
+    # Round-level columns as read: the run of equal neighbouring values each row is in, and
+    # the text of each run (see ``_runs``).
+    runs: dict[str, tuple[np.ndarray, pa.LargeStringArray]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.df)
@@ -132,19 +134,18 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     rows, rejects).
 
     A round's fields repeat on each of its hand rows, so round-level columns are parsed once
-    per distinct value and broadcast; the codes of their values are kept (``HandTable.codes``)
-    to check that the rows of a round agree."""
+    per run of equal neighbours and broadcast; the runs are kept (``HandTable.runs``) to
+    check that the rows of a round agree."""
     columns = columns_of(game)
     df = pd.DataFrame({"_file": raw.column("_file").to_pandas(),
                        "_line": raw.column("_line").to_numpy(), "_record": raw.column("_record").to_numpy()})
     matrices: dict[str, CardMatrix] = {}
-    codes: dict[str, np.ndarray] = {}
+    runs: dict[str, tuple[np.ndarray, pa.LargeStringArray]] = {}
     problems: list[tuple[np.ndarray, str, str]] = []
     for col in columns:
         index = None
-        if col.round_level:  # typed once per distinct value
-            index, arrow = _distinct(raw.column(col.name))
-            codes[col.name] = index
+        if col.round_level:  # typed once per run
+            index, arrow = runs[col.name] = _runs(raw.column(col.name))
         else:
             arrow = as_large_string(raw.column(col.name))
         value, found = _type_column(col, arrow, letters)
@@ -156,7 +157,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
             matrices[col.name] = value
         else:
             df[col.name] = value
-    table = HandTable(df=df, matrices=matrices, codes=codes)
+    table = HandTable(df=df, matrices=matrices, runs=runs)
     # A CSV row with the wrong number of fields (marked by the reader): rejected for that,
     # with its text, and for nothing else (its fields may be shifted or cut off).
     forced = pc.greater(pc.binary_length(raw.column("_bad")), 0).to_numpy()
@@ -225,47 +226,56 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
     raise ValueError(f"unknown column kind {col.kind!r}")
 
 
-def _distinct(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
-    """(code of each row, the distinct values) of a round-level column. A round's rows are
-    contiguous and repeat its fields, so runs of equal neighbours are found first (one
-    comparison kernel) and only the first value of each run is encoded."""
+def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
+    """(run of each row, text of each run) of a round-level column: a round's rows are
+    contiguous and repeat its fields, so its values are typed once per run of equal
+    neighbours (one comparison kernel), not once per row."""
     arr = as_large_string(column)
     n = len(arr)
     starts = np.ones(n, bool)
     if n > 1:
         starts[1:] = ~pc.equal(arr.slice(1), arr.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    encoded = pc.dictionary_encode(arr.take(pa.array(np.flatnonzero(starts))))
-    run_code = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    return run_code[np.cumsum(starts) - 1], as_large_string(encoded.dictionary)
+    return np.cumsum(starts) - 1, arr.take(pa.array(np.flatnonzero(starts)))
+
+
+def same_text(runs: tuple[np.ndarray, pa.LargeStringArray], rows: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Whether a round-level column holds the same text at ``rows`` as at ``other``."""
+    run, text = runs
+    same = run[rows] == run[other]
+    check = np.flatnonzero(~same)  # equal text may sit in two runs (A B A, or a round's rows apart)
+    if len(check):
+        a, b = (text.take(pa.array(run[r[check]])) for r in (rows, other))
+        same[check] = pc.equal(a, b).to_numpy(zero_copy_only=False)
+    return same
 
 
 def _parse_ints(arrow: pa.Array, blank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Small whole numbers (seat, hand); blank gives -1. Bad = not a whole number in
-    0..10000. A value's verdict never depends on the other values of the column: the one cast
-    kernel is used only when every value is blank or one to five plain digits, which the
-    careful path would read alike."""
-    if _digits_only(arrow, blank, 5):
-        values = pc.cast(pc.if_else(pa.array(blank), "-1", arrow), pa.int64()).to_numpy(zero_copy_only=False)
-        ok = ~blank
-    else:
-        text = pc.utf8_trim_whitespace(arrow)
-        ok = np.asarray(pc.match_substring_regex(text, r"^[0-9]{1,5}(\.0+)?$").to_numpy(zero_copy_only=False), bool)
-        digits = pc.replace_substring_regex(text, r"\.0+$", "")
-        values = pc.cast(pc.if_else(pa.array(ok), digits, "-1"), pa.int64()).to_numpy(zero_copy_only=False)
-    bad = (~ok & ~blank) | (values > 10_000)
-    return np.where(ok & ~bad, values, -1).astype(np.int16), bad
-
-
-def _digits_only(arrow: pa.LargeStringArray, blank: np.ndarray, most: int) -> bool:
-    """Every value not blank is 1 to ``most`` ASCII digits."""
+    0..10000. Values of one to five plain digits are read from the buffer; only the others
+    (blanks around, "2.0", text) take the careful path, value by value."""
     offsets, data = buffers(arrow)
     length = np.diff(offsets)
-    if ((length > most) & ~blank).any():
-        return False
-    byte = data[offsets[0]:offsets[-1]]
-    other = np.r_[0, np.cumsum((byte < 48) | (byte > 57), dtype=np.int64)]
-    others = other[offsets[1:] - offsets[0]] - other[offsets[:-1] - offsets[0]]
-    return not ((others > 0) & ~blank).any()
+    values = np.zeros(len(arrow), np.int64)
+    plain = (length >= 1) & (length <= 5)
+    # Digits right-aligned: the k-th from the end, where the value has one (0 elsewhere).
+    padded = np.concatenate([np.zeros(5, np.uint8), data[offsets[0]:offsets[-1]]])
+    end = offsets[1:] - offsets[0] + 5
+    for k in range(5):
+        digit = padded[end - 1 - k].astype(np.int64) - 48
+        here = k < length
+        plain &= ~here | ((digit >= 0) & (digit <= 9))
+        values += np.where(here, digit, 0) * 10 ** k
+    ok = plain
+    careful = np.flatnonzero(~plain & ~blank)
+    if len(careful):
+        text = pc.utf8_trim_whitespace(arrow.take(pa.array(careful)))
+        fine = np.asarray(pc.match_substring_regex(text, r"^[0-9]{1,5}(\.0+)?$").to_numpy(zero_copy_only=False), bool)
+        digits = pc.replace_substring_regex(text, r"\.0+$", "")
+        ok = ok.copy()
+        ok[careful] = fine
+        values[careful] = pc.cast(pc.if_else(pa.array(fine), digits, "-1"), pa.int64()).to_numpy(zero_copy_only=False)
+    bad = (~ok & ~blank) | (ok & (values > 10_000))
+    return np.where(ok & ~bad, values, -1).astype(np.int16), bad
 
 
 def collect_rejects(df: pd.DataFrame, problems) -> pd.DataFrame:
