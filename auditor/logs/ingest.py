@@ -260,11 +260,11 @@ def _parse_ints(arrow: pa.Array, blank: np.ndarray) -> tuple[np.ndarray, np.ndar
     # Digits right-aligned: the k-th from the end, where the value has one (0 elsewhere).
     padded = np.concatenate([np.zeros(5, np.uint8), data[offsets[0]:offsets[-1]]])
     end = offsets[1:] - offsets[0] + 5
-    for k in range(5):
-        digit = padded[end - 1 - k].astype(np.int64) - 48
+    for k in range(int(length[plain].max(initial=0))):  # seats and hands: one digit
+        digit = padded[end - 1 - k] - np.uint8(48)  # 0-9 for a digit, more for anything else
         here = k < length
-        plain &= ~here | ((digit >= 0) & (digit <= 9))
-        values += np.where(here, digit, 0) * 10 ** k
+        plain &= ~here | (digit <= 9)
+        values += np.where(here, digit, np.uint8(0)).astype(np.int64) * 10 ** k
     ok = plain
     careful = np.flatnonzero(~plain & ~blank)
     if len(careful):
@@ -300,9 +300,10 @@ def _blank(arr: pa.LargeStringArray) -> np.ndarray:
     offsets, data = buffers(arr)
     length = np.diff(offsets)
     blank = length == 0
-    first = np.flatnonzero(~blank)
-    lead = data[offsets[:-1][first]]
-    maybe = first[(lead <= 32) | (lead >= 0x80)]  # blanks and controls (Arrow trims 0x1C-0x1F too)
+    if not len(data):
+        return blank
+    lead = data[np.minimum(offsets[:-1], len(data) - 1)]  # (an empty last value has no byte)
+    maybe = np.flatnonzero(~blank & ((lead <= 32) | (lead >= 0x80)))  # blanks, controls (Arrow trims 0x1C-0x1F)
     if len(maybe):
         blank[maybe] = pc.equal(pc.utf8_trim_whitespace(arr.take(pa.array(maybe))), "").to_numpy(
             zero_copy_only=False)
