@@ -191,8 +191,7 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
     if col.required and col.kind != Kind.ACTIONS:
         found.append((blank, col.name, "reject.missing"))
     if col.kind == Kind.TEXT:
-        text = pc.utf8_trim_whitespace(arrow)
-        nul = np.asarray(pc.match_substring(text, "\x00").to_numpy(zero_copy_only=False), bool)
+        text, nul = _trimmed(arrow)
         found.append((nul, col.name, "reject.bad_text"))
         return pd.Series(pd.arrays.ArrowStringArray(text)), found
     if col.kind == Kind.INT:
@@ -292,6 +291,26 @@ def collect_rejects(df: pd.DataFrame, problems) -> pd.DataFrame:
 def _files_at(df: pd.DataFrame, idx: np.ndarray) -> np.ndarray:
     """The file names of the rows at ``idx`` (only those become Python strings)."""
     return df["_file"].array.take(idx).to_numpy(dtype=object)
+
+
+def _trimmed(arr: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.ndarray]:
+    """(the values without surrounding whitespace, which values hold a NUL). Only values
+    that start or end with a blank, a control or a non-ASCII byte can change when trimmed,
+    so only those few are trimmed; a buffer without a NUL byte is not searched value by value."""
+    offsets, data = buffers(arr)
+    body = data[offsets[0]:offsets[-1]]
+    nul = np.zeros(len(arr), bool)
+    if len(body) and body.min() == 0:
+        nul = np.asarray(pc.match_substring(arr, "\x00").to_numpy(zero_copy_only=False), bool)
+    if not len(body):
+        return arr, nul
+    first = data[np.minimum(offsets[:-1], len(data) - 1)]
+    last = data[np.maximum(offsets[1:] - 1, 0)]
+    edge = (np.diff(offsets) > 0) & ((first <= 32) | (first >= 0x80) | (last <= 32) | (last >= 0x80))
+    if not edge.any():
+        return arr, nul
+    trimmed = pc.utf8_trim_whitespace(arr.take(pa.array(np.flatnonzero(edge))))
+    return as_large_string(pc.replace_with_mask(arr, pa.array(edge), trimmed)), nul
 
 
 def _blank(arr: pa.LargeStringArray) -> np.ndarray:
