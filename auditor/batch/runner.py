@@ -209,7 +209,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     from ..engine import discover
     from ..profiles import ProfileError, load_profiles
     from .ledger import Ledger, LedgerError
-    from .spans import scan, sha256_of
+    from ..logs.sources import sha256_of
+    from .spans import scan
     from .waivers import WaiverError, load_waivers
 
     lang = opts.lang

@@ -9,14 +9,15 @@ read is left to the audit itself, which reports the reason.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["FileScan", "scan", "sha256_of"]
+from ..logs.sources import sha256_of
+
+__all__ = ["FileScan", "scan"]
 
 
 @dataclass(frozen=True)
@@ -27,14 +28,6 @@ class FileScan:
     # table_id -> (first started_at, last started_at) in UTC nanoseconds
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     error: str | None = None
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with Path(path).open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _detect(columns) -> str | None:

@@ -8,10 +8,8 @@ is audited whole or not at all), each naming the line that caused it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -66,14 +64,6 @@ def _rejects(file, line, field_, reason, detail="", row=-1) -> pd.DataFrame:
 
 
 EMPTY_REJECTS = _rejects([], [], [], [], [])
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def detect_game(columns) -> str | None:

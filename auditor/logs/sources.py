@@ -25,6 +25,7 @@ import io
 import json
 import zlib
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +39,8 @@ import pyarrow.parquet as pq
 from .ingest import InputError, _json_scalar_to_str, _rejects, detect_game
 from .schema import columns_of
 
-__all__ = ["Source", "open_source", "batch_schema", "SUFFIXES", "BATCH_ROWS", "DELIMITERS", "delimiter_option"]
+__all__ = ["Source", "open_source", "batch_schema", "sha256_of", "SUFFIXES", "BATCH_ROWS", "DELIMITERS",
+           "delimiter_option"]
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 BATCH_ROWS = 250_000
@@ -60,7 +62,7 @@ class Source:
     game: str
     kind: str  # csv | jsonl | parquet
     names: list[str]
-    sha256: str
+    digest: Future  # of the file's SHA-256, computed beside the audit (see ``sha256_of``)
     first_time: str = ""
     extra_columns: list[str] = field(default_factory=list)
     records_read: int = 0
@@ -69,6 +71,10 @@ class Source:
     native: bool = True  # valid UTF-8: Arrow reads the bytes as they are
     delimiter: str = ","
     notes: list[tuple[str, dict]] = field(default_factory=list)  # (catalogue key, params)
+
+    @property
+    def sha256(self) -> str:
+        return self.digest.result()
 
     def batches(self, rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
         """Arrow tables of strings with the game's columns plus _file, _line, _record and
@@ -314,7 +320,6 @@ class _Recoded(io.RawIOBase):
 
 @dataclass
 class _Scan:
-    sha256: str
     utf8: bool  # valid UTF-8 throughout
     utf8_but_tail: bool  # valid UTF-8 but for a character cut off at the very end
     cp1252: bool
@@ -323,10 +328,9 @@ class _Scan:
 
 
 def _scan(path: Path) -> _Scan:
-    """One pass over the file: its SHA-256, and what its text (decompressed, for ``.gz``) can
-    be decoded as. A damaged gzip stream is an InputError here, before any row is read."""
+    """One pass over the file: what its text (decompressed, for ``.gz``) can be decoded as.
+    A damaged gzip stream is an InputError here, before any row is read."""
     gz = path.name.lower().endswith(".gz")
-    digest = hashlib.sha256()
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     state = {"utf8": True, "cp1252": True, "head": b"", "content": False}
 
@@ -357,7 +361,6 @@ def _scan(path: Path) -> _Scan:
     try:
         with path.open("rb") as fh:
             for block in iter(lambda: fh.read(_SCAN_BLOCK), b""):
-                digest.update(block)
                 if unzip is None:
                     feed(block)
                     continue
@@ -387,7 +390,7 @@ def _scan(path: Path) -> _Scan:
         except UnicodeDecodeError:
             utf8, tail = False, True
     head = state["head"]
-    return _Scan(sha256=digest.hexdigest(), utf8=utf8, utf8_but_tail=tail, cp1252=state["cp1252"],
+    return _Scan(utf8=utf8, utf8_but_tail=tail, cp1252=state["cp1252"],
                  utf16_bom=head[:2] in (b"\xff\xfe", b"\xfe\xff"), blank=not state["content"])
 
 
@@ -504,7 +507,6 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     codec, native, sep = "utf-8", True, ","
     if name.endswith(".parquet"):
         kind = "parquet"
-        sha = _scan_parquet(path)
         try:
             schema = pq.read_schema(path)
             has_rows = pq.ParquetFile(path).metadata.num_rows > 0
@@ -519,7 +521,6 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
                 first_time = ""
     else:
         scan = _scan(path)
-        sha = scan.sha256
         if scan.blank:
             raise InputError(str(path), "input.empty")
         codec, native, notes = _choose_encoding(path, scan, encoding)
@@ -556,16 +557,22 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         raise InputError(str(path), "input.missing_columns", columns=", ".join(missing))
     known = {c.name for c in expected} | {"game", "hands"}
     extra = [c for c in names if c not in known]
-    return Source(path=path, game=game, kind=kind, names=names, sha256=sha, first_time=first_time,
+    return Source(path=path, game=game, kind=kind, names=names, digest=_HASHING.submit(sha256_of, path),
+                  first_time=first_time,
                   extra_columns=extra, encoding=codec, native=native, delimiter=sep, notes=notes)
 
 
-def _scan_parquet(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
+# The SHA-256 of each file read is computed in a thread of its own, beside the audit (hashlib
+# releases the GIL): it is needed only for the report.
+_HASHING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="auditor-sha256")
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as fh:
         for block in iter(lambda: fh.read(_SCAN_BLOCK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+            h.update(block)
+    return h.hexdigest()
 
 
 def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
