@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..money import cents_text
 
@@ -68,44 +69,76 @@ def round_index(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(starts) - 1, np.flatnonzero(starts)
 
 
+def text_codes(columns: list[pd.Series], *, sort: bool = False, lower: bool = False) -> list[np.ndarray]:
+    """Codes of the values of several text columns in one vocabulary: equal text, equal code
+    (with ``lower``, compared without regard to case; with ``sort``, codes sort like the
+    text); -1 for a missing value. A categorical is converted through its categories, never
+    row by row."""
+    local, vocab = [], []
+    for s in columns:
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            codes, uniques = s.cat.codes.to_numpy(), s.cat.categories
+        else:
+            codes, uniques = pd.factorize(s)
+            uniques = np.asarray(uniques, dtype=object)
+        local.append(codes.astype(np.int64))
+        # Arrow-backed categories may come in several chunks.
+        vocab.append(pa.chunked_array(pa.array(uniques, pa.large_string())))
+    text = pa.chunked_array([c for v in vocab for c in v.chunks], pa.large_string()).combine_chunks()
+    if lower:
+        text = pa.array(np.char.lower(text.to_numpy(zero_copy_only=False).astype(str)), pa.large_string())
+    shared = pd.factorize(pd.arrays.ArrowStringArray(text), sort=sort)[0]
+    out, at = [], 0
+    for codes, v in zip(local, vocab):
+        mapped = np.r_[shared[at:at + len(v)], -1]  # code -1 stays missing
+        out.append(mapped[codes])
+        at += len(v)
+    return out
+
+
 def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.DataFrame | None,
-                    columns: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+                    columns: list[str], lower: tuple[str, ...] = ()) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """For each audited round, whether the table's round just before it (in time, across
-    files and earlier chunks) is known, and that round's ``columns``.
+    files and earlier chunks) is known, and whether each of ``columns`` holds the same text
+    in both (those in ``lower`` compared without regard to case).
 
     A round rejected for an unreadable card sits in the sequence too: the round after it has
     no known predecessor (its deck, say, is unknown), so it is not compared across the gap.
     ``previous`` is the engine's carry: each table's last round of the earlier chunks."""
-    parts = []
-    if previous is not None and len(previous):
-        parts.append(previous.assign(_kind=0, _i=-1))
-    parts.append(rounds[["table_id", "round_id", "started_at", *columns]].assign(
-        _rejected=False, _kind=1, _i=np.arange(len(rounds))))
+    parts = [(previous, 0)] if previous is not None and len(previous) else []
+    parts.append((rounds, 1))
     if len(card_faults):
-        parts.append(card_faults[["table_id", "round_id", "started_at"]].assign(_rejected=True, _kind=2, _i=-1))
-    events = pd.concat(parts, ignore_index=True)
-    times = pd.to_datetime(events["started_at"], utc=True).array.asi8
-    table = pd.factorize(events["table_id"])[0]
+        parts.append((card_faults, 2))
+    kind = np.concatenate([np.full(len(p), k, np.int8) for p, k in parts])
+    rejected = np.concatenate([p["_rejected"].to_numpy(dtype=bool) if k == 0 else np.full(len(p), k == 2)
+                               for p, k in parts])
+    parts = [p for p, _ in parts]
+    times = pd.to_datetime(pd.concat([p["started_at"] for p in parts], ignore_index=True), utc=True).array.asi8
+    table = np.concatenate(text_codes([p["table_id"] for p in parts]))
+    round_text = np.concatenate(text_codes([p["round_id"] for p in parts], sort=True))
     # In time order within each table; at equal times the carried round (earlier chunk) first.
-    order = np.lexsort([events["round_id"].astype(str).to_numpy(), events["_kind"].to_numpy() != 0, times, table])
-    before = np.full(len(events), -1, np.int64)
+    order = np.lexsort([round_text, kind != 0, times, table])
+    before = np.full(len(kind), -1, np.int64)
     same = table[order[1:]] == table[order[:-1]]
     before[order[1:]] = np.where(same, order[:-1], -1)
-    mine = np.flatnonzero(events["_kind"].to_numpy() == 1)
-    mine = mine[np.argsort(events["_i"].to_numpy()[mine])]
+    mine = np.flatnonzero(kind == 1)
     prev = before[mine]
     known = prev >= 0
-    known[known] = ~events["_rejected"].to_numpy(dtype=bool)[prev[known]]
-    values = {c: events[c].to_numpy()[np.maximum(prev, 0)] for c in columns}
-    return known, values
+    known[known] = ~rejected[prev[known]]
+    equal = {}
+    for c in columns:
+        codes = np.concatenate(text_codes([p[c] if c in p else pd.Series(np.full(len(p), None, object))
+                                           for p in parts], lower=c in lower))
+        equal[c] = codes[mine] == codes[np.maximum(prev, 0)]
+    return known, equal
 
 
 def most_copies(ctx: GameContext, shared: np.ndarray) -> np.ndarray:
     """The most copies of any one card in each round, over the hands' cards and the round's
     ``shared`` cards (dealer or community, one row per round). Counted in blocks of rounds so
-    the count table stays small."""
+    the count table stays small (in the CPU cache)."""
     most = np.zeros(ctx.n_rounds, dtype=np.int64)
-    step = 200_000
+    step = 8192
     for lo in range(0, ctx.n_rounds, step):
         hi = min(lo + step, ctx.n_rounds)
         rows = slice(ctx.first[lo], ctx.first[hi] if hi < ctx.n_rounds else len(ctx.rid))
@@ -131,12 +164,10 @@ def deck_alternation_result(ctx, applies: np.ndarray) -> CheckResult:
     round uses the other deck than the table's round before it (across files and chunks),
     with backs of the other colour (compared without regard to case)."""
     rounds = ctx.rounds
-    known, before = previous_rounds(rounds, ctx.card_faults, ctx.previous, ["deck_id", "deck_color"])
-    deck = rounds["deck_id"].to_numpy().astype(str)
-    color = np.char.lower(rounds["deck_color"].to_numpy().astype(str))
-    violates, reason, keys = reasons(
-        (deck == before["deck_id"].astype(str), "reason.deck.not_alternated"),
-        (color == np.char.lower(before["deck_color"].astype(str)), "reason.deck.same_colour"))
+    known, same = previous_rounds(rounds, ctx.card_faults, ctx.previous, ["deck_id", "deck_color"],
+                                  lower=("deck_color",))
+    violates, reason, keys = reasons((same["deck_id"], "reason.deck.not_alternated"),
+                                     (same["deck_color"], "reason.deck.same_colour"))
     return ctx.rounds_result(applies & known, violates, reason=reason, reasons=keys)
 
 
@@ -160,12 +191,10 @@ def first_index(group: np.ndarray, n_groups: int) -> np.ndarray:
 
 
 def letter_counts(codes: np.ndarray, letters: int) -> dict[int, np.ndarray]:
-    """How often each letter code 0..letters-1 occurs in each row of a -1 padded matrix (one
-    count over the matrix, not one comparison per letter)."""
-    n, width = codes.shape
-    keys = (np.arange(n, dtype=np.int64)[:, None] * letters + codes)[codes >= 0]
-    counts = np.bincount(keys, minlength=n * letters).reshape(n, letters).astype(np.int16)
-    return {code: counts[:, code] for code in range(letters)}
+    """How often each letter code 0..letters-1 occurs in each row of a -1 padded matrix
+    (counted over the transposed matrix, whose few rows are long and contiguous)."""
+    columns = np.ascontiguousarray(codes.T)
+    return {code: (columns == code).sum(axis=0, dtype=np.int16) for code in range(letters)}
 
 
 def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
@@ -249,7 +278,7 @@ class GameContext:
         self.rid, self.first = round_index(df)
         self.n_rounds = len(self.first)
         self.hands = df.reset_index(drop=True)
-        self.rounds = df.iloc[self.first][list(self.ROUND_COLUMNS)].reset_index(drop=True)
+        self.rounds = df[list(self.ROUND_COLUMNS)].take(self.first).reset_index(drop=True)
         self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)

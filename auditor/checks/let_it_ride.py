@@ -11,6 +11,8 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..cards import RANKS, cards_text
 from ..games import let_it_ride as lir
@@ -28,19 +30,22 @@ SEATS = 7  # Art. 2 a
 
 
 def _pull_codes(values: pd.Series) -> np.ndarray:
-    """Index into PULL_VALUES, -1 for a value outside the vocabulary."""
-    codes = pd.Index(list(PULL_VALUES)).get_indexer(values.fillna("").astype(str))
-    return codes.astype(np.int8)
+    """Index into PULL_VALUES, -1 for a value outside the vocabulary (a missing value is
+    the blank one)."""
+    text = pc.fill_null(pa.array(values, pa.large_string()), "")
+    codes = pc.index_in(text, value_set=pa.array(PULL_VALUES, pa.large_string()))
+    return pc.fill_null(codes, -1).to_numpy(zero_copy_only=False).astype(np.int8)
 
 
 def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
     df = table.df
-    key = pd.DataFrame({"t": df["table_id"], "r": df["round_id"], "s": df["seat"]})
+    # The round key, then the seat (parsed into -1..10000, hence the base 10,003).
+    key = df["_rkey"].to_numpy() * 10_003 + (df["seat"].to_numpy().astype(np.int64) + 1)
     return [
         (_pull_codes(df["pulled_1"]) < 0, "pulled_1", "reject.lir.bad_pull"),
         (_pull_codes(df["pulled_2"]) < 0, "pulled_2", "reject.lir.bad_pull"),
-        (key.duplicated(keep=False).to_numpy(), "seat", "reject.lir.duplicate_seat"),
+        (pd.Series(key).duplicated(keep=False).to_numpy(), "seat", "reject.lir.duplicate_seat"),
     ]
 
 
@@ -73,7 +78,7 @@ class Context(GameContext):
     @cached_property
     def hand_value(self) -> tuple[np.ndarray, np.ndarray]:
         """(poker category, pair rank) of every final hand, evaluated once."""
-        return lir.evaluate(lir.final_hands(self.cards, self.community[self.rid], self.ok))
+        return lir.evaluate(lir.final_hands(self.cards, self.community.take(self.rid, axis=0), self.ok))
 
     @cached_property
     def settlement(self):
@@ -83,8 +88,8 @@ class Context(GameContext):
         bonus = np.stack([lir.ratio_table(p.bonus.model_dump()) for p in profs])
         min_pair = np.array([RANKS.index(p.min_pair) for p in profs])
         w = self.which[self.rid]
-        ratio = lir.pay_ratio(cat, pair, pay[w], min_pair[w])
-        bonus_ratio = lir.pay_ratio(cat, pair, bonus[w], np.zeros(len(w), np.int64))
+        ratio = lir.pay_ratio(cat, pair, pay.take(w, axis=0), min_pair[w])
+        bonus_ratio = lir.pay_ratio(cat, pair, bonus.take(w, axis=0), np.zeros(len(w), np.int64))
         rid = self.rid
         ok = self.ok
         out = lir.dues(ratio, bonus_ratio, self.bet_1, self.bet_2, self.bet_dollar, self.bonus_bet,
@@ -182,8 +187,9 @@ def check_bet_limits(ctx: Context) -> CheckResult:
     lo, hi = ctx.param("min_bet", cents=True)[r], ctx.param("max_bet", cents=True)[r]
     stake = ctx.param("bonus_stake", cents=True)[r]
     posted = (lo >= 0) | (hi >= 0) | (stake >= 0)
-    bets = np.stack([ctx.bet_1, ctx.bet_2, ctx.bet_dollar], axis=1)
-    base_bad = (((lo >= 0)[:, None] & (bets < lo[:, None])) | ((hi >= 0)[:, None] & (bets > hi[:, None]))).any(axis=1)
+    base_bad = np.zeros(len(r), bool)
+    for bet in (ctx.bet_1, ctx.bet_2, ctx.bet_dollar):
+        base_bad |= ((lo >= 0) & (bet < lo)) | ((hi >= 0) & (bet > hi))
     bonus_bad = (stake >= 0) & (ctx.bonus_bet > 0) & (ctx.bonus_bet != stake)
     violates, reason, keys = reasons((base_bad, "reason.lir.bet_base"), (bonus_bad, "reason.lir.bet_bonus"))
     return ctx.hands_result(posted, violates, reason=reason, reasons=keys,

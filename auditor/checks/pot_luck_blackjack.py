@@ -52,15 +52,16 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     # key, then seat and hand (each parsed into -1..10000, hence the base 10,003).
     seat_key = df["_rkey"].to_numpy() * 10_003 + (df["seat"].to_numpy().astype(np.int64) + 1)
     hand_key = seat_key * 10_003 + (hand.astype(np.int64) + 1)
-    out.append((pd.Series(hand_key).duplicated(keep=False).to_numpy(), "hand", "reject.plb.duplicate_hand"))
-    per_seat = pd.Series(hand).groupby(seat_key)
-    size = per_seat.transform("size").to_numpy()
-    hmax = per_seat.transform("max").to_numpy()
-    out.append((hmax != size - 1, "hand", "reject.plb.hand_numbering"))
+    hands, of_hand, copies = np.unique(hand_key, return_inverse=True, return_counts=True)
+    out.append((copies[of_hand] > 1, "hand", "reject.plb.duplicate_hand"))
+    seats, of_seat, size = np.unique(seat_key, return_inverse=True, return_counts=True)
+    hmax = group_max(hand, of_seat, len(seats), initial=np.int16(-1))
+    out.append((hmax[of_seat] != size[of_seat] - 1, "hand", "reject.plb.hand_numbering"))
     is_child = split_from >= 0
     parent_key = seat_key[is_child] * 10_003 + (split_from[is_child].astype(np.int64) + 1)
-    children = pd.Series(parent_key).value_counts()
-    have = children.reindex(hand_key).fillna(0).to_numpy()
+    at = np.minimum(np.searchsorted(hands, parent_key), len(hands) - 1)
+    named = hands[at] == parent_key
+    have = np.bincount(at[named], minlength=len(hands))[of_hand]
     out.append((have != n[SPLIT], "actions", "reject.plb.splits_vs_hands"))
     return out
 
@@ -131,12 +132,30 @@ class Context(GameContext):
         split21 = self.param("split_21_is_blackjack")[self.rid].astype(bool)
         return self.two_card_21 & (~self.in_split | split21)
 
+    @cached_property
+    def decisions(self) -> np.ndarray:
+        """The actions transposed: row j holds every hand's j-th decision (contiguous)."""
+        return np.ascontiguousarray(self.actions.T)
+
     def after(self, code: int, among=PLAY) -> np.ndarray:
         """Hands where decision ``code`` comes after the first of the decisions ``among``."""
-        seen = np.isin(self.actions, among)
-        first = np.where(seen.any(axis=1), seen.argmax(axis=1), self.actions.shape[1])
-        cols = np.arange(self.actions.shape[1])[None, :]
-        return ((self.actions == code) & (cols > first[:, None])).any(axis=1)
+        seen = np.zeros(len(self.actions), bool)
+        out = np.zeros(len(self.actions), bool)
+        for step in self.decisions:
+            out |= seen & (step == code)
+            for a in among:
+                seen |= step == a
+        return out
+
+    def before_first(self, code: int, among) -> np.ndarray:
+        """Hands where one of the decisions ``among`` comes before the first ``code``."""
+        seen = np.zeros(len(self.actions), bool)
+        out = np.zeros(len(self.actions), bool)
+        for step in self.decisions:
+            for a in among:
+                out |= ~seen & (step == a)
+            seen |= step == code
+        return out & seen
 
     @cached_property
     def settlement(self) -> tuple[np.ndarray, np.ndarray]:
@@ -278,7 +297,7 @@ def check_split(ctx: Context) -> CheckResult:
     child = ctx.hand > 0
     parent = _parent_rows(ctx)
     first = ctx.cards[:, 0]
-    by_rank = ctx.param("split_by", missing="value")[ctx.rid] == "rank"
+    by_rank = (ctx.param("split_by", missing="value") == "rank")[ctx.rid]
     same_value = bj.card_values(first[parent]) == bj.card_values(first)
     same_rank = (first[parent] >> 2) == (first >> 2)
     original_row = np.arange(len(ctx.hand)) - ctx.hand
@@ -307,13 +326,10 @@ def check_double(ctx: Context) -> CheckResult:
     original bet, for exactly one more card."""
     n = ctx.n
     applies = n[DOUBLE] > 0
-    cols = np.arange(ctx.actions.shape[1])[None, :]
-    d_pos = np.where(applies, (ctx.actions == DOUBLE).argmax(axis=1), 0)
-    hit_after = ((ctx.actions == HIT) & (cols > d_pos[:, None])).any(axis=1)
     violates, reason, keys = reasons(
-        ((np.isin(ctx.actions, (HIT, STAND, SURR)) & (cols < d_pos[:, None])).any(axis=1), "reason.plb.double_late"),
+        (ctx.before_first(DOUBLE, (HIT, STAND, SURR)), "reason.plb.double_late"),
         (ctx.double > ctx.bet, "reason.plb.double_over_bet"),
-        (hit_after | (n[DOUBLE] > 1), "reason.plb.double_more_cards"),
+        (ctx.after(HIT, (DOUBLE,)) | (n[DOUBLE] > 1), "reason.plb.double_more_cards"),
     )
     return ctx.hands_result(applies, violates, reason=reason, reasons=keys)
 
@@ -350,10 +366,9 @@ def check_play(ctx: Context) -> CheckResult:
     """Art. 14: a player receives cards one at a time only while holding less than 21;
     a card dealt to a hand of 21 or more (a bust included) breaks the rule."""
     prefix = bj.prefix_totals(ctx.cards)
-    cols = np.arange(ctx.cards.shape[1])[None, :]
-    drawn = (cols >= 2) & (cols < ctx.count[:, None])
-    before = np.c_[np.zeros((len(prefix), 1), np.int16), prefix[:, :-1]]
-    violates = (drawn & (before >= 21)).any(axis=1)
+    violates = np.zeros(len(prefix), bool)
+    for j in range(2, prefix.shape[1]):  # card j drawn on the total of the cards before it
+        violates |= (j < ctx.count) & (prefix[:, j - 1] >= 21)
     return ctx.hands_result(np.ones(len(ctx.hand), bool), violates)
 
 

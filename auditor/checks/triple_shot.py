@@ -42,9 +42,10 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     count = table.matrices["cards"].count.astype(np.int16)
     dcount = table.matrices["dealer_cards"].count.astype(np.int16)
     dbc = df["dealer_bj_count"].to_numpy().astype(np.int16)
-    key = pd.DataFrame({"t": df["table_id"], "r": df["round_id"], "s": df["seat"]})
+    # The round key, then the seat (parsed into -1..10000, hence the base 10,003).
+    key = df["_rkey"].to_numpy() * 10_003 + (df["seat"].to_numpy().astype(np.int64) + 1)
     return [
-        (key.duplicated(keep=False).to_numpy(), "seat", "reject.ts.duplicate_seat"),
+        (pd.Series(key).duplicated(keep=False).to_numpy(), "seat", "reject.ts.duplicate_seat"),
         ((count >= 2) & (ts.bj_count(n[HIT], n[DOUBLE]) > count), "actions", "reject.ts.cards_vs_actions"),
         ((df["double"].to_numpy() > 0) != (n[DOUBLE] > 0), "double", "reject.ts.double_vs_action"),
         ((dbc < 2) | (dbc > np.maximum(dcount, 2)), "dealer_bj_count", "reject.ts.dealer_bj_count"),
@@ -75,22 +76,22 @@ class Context(GameContext):
         self.ok = (self.count == CARDS) & (self.dcount[self.rid] == CARDS)
         self.dealer_ok = self.dcount == CARDS
 
-    def per_profile(self, fn) -> np.ndarray:
-        """``fn(profile)`` for every profile, stacked and indexed per round."""
-        return np.stack([np.asarray(fn(p)) for p in self.profiles.profiles])[self.which]
+    def per_hand(self, fn) -> np.ndarray:
+        """``fn(profile)`` for every profile, stacked and indexed per hand row."""
+        return np.stack([np.asarray(fn(p)) for p in self.profiles.profiles]).take(self.which[self.rid], axis=0)
 
     # --- the three games ----------------------------------------------------------------
     @cached_property
     def war(self) -> np.ndarray:
-        tie_push = self.param("war_tie", missing="lose_half")[self.rid] == "push"
+        tie_push = (self.param("war_tie", missing="lose_half") == "push")[self.rid]
         return ts.war_settle(self.cards[:, 0], self.dealer[self.rid, 0], self.bet_war, tie_push)
 
     @cached_property
     def blackjack(self) -> tuple[np.ndarray, np.ndarray]:
         r = self.rid
-        pays = self.per_profile(lambda p: p.bj_pays)[r]
+        pays = self.per_hand(lambda p: p.bj_pays)
         charlie = self.param("six_card_charlie")[r].astype(bool)
-        return ts.bj_settle(cards=self.cards, count=self.bjc, dealer=self.dealer[r], dealer_count=self.dbc[r],
+        return ts.bj_settle(cards=self.cards, count=self.bjc, dealer=self.dealer.take(r, axis=0), dealer_count=self.dbc[r],
                             bet=self.bet_bj, double=self.double, bj_pays=(pays[:, 0], pays[:, 1]),
                             charlie=charlie)
 
@@ -107,18 +108,18 @@ class Context(GameContext):
         r = self.rid
         cat, rank = self.player_hand
         dcat, drank = self.dealer_hand
-        carib = self.per_profile(lambda p: ts.ratio_table(p.caribbean.model_dump()))[r]
-        pay = self.per_profile(lambda p: ts.ratio_table(p.paytable.model_dump()))[r]
-        min_pair = self.per_profile(lambda p: RANKS.index(p.min_pair))[r]
+        carib = self.per_hand(lambda p: ts.ratio_table(p.caribbean.model_dump()))
+        pay = self.per_hand(lambda p: ts.ratio_table(p.paytable.model_dump()))
+        min_pair = self.per_hand(lambda p: RANKS.index(p.min_pair))
         qualifies = ts.dealer_qualifies(np.where(self.dealer >= 0, self.dealer, 0), dcat)
         return ts.poker_settle(category=cat, rank=rank, pair=ts.pair_rank(cat, rank), dealer_rank=drank[r],
                                dealer_ok=qualifies[r], bet=self.bet_poker,
-                               caribbean=self.param("poker_mode", missing="caribbean")[r] == "caribbean",
+                               caribbean=(self.param("poker_mode", missing="caribbean") == "caribbean")[r],
                                carib_ratio=carib, pay_ratio=pay, min_pair=min_pair)
 
     @cached_property
     def bonus(self) -> np.ndarray:
-        ratio = self.per_profile(lambda p: ts.ratio_table(p.bonus.model_dump()))[self.rid]
+        ratio = self.per_hand(lambda p: ts.ratio_table(p.bonus.model_dump()))
         return ts.table_settle(self.player_hand[0], self.bonus_bet, ratio)
 
     # --- evidence -----------------------------------------------------------------------
@@ -211,18 +212,17 @@ def check_bj_play(ctx: Context) -> CheckResult:
     dealer who holds six cards below 17 has stood correctly."""
     rid, R = ctx.rid, ctx.n_rounds
     playable = ctx.bjc <= ctx.count
-    bjcards = np.where(np.arange(ctx.cards.shape[1])[None, :] < ctx.bjc[:, None], ctx.cards, -1)
-    prefix = bj.prefix_totals(bjcards)
-    cols = np.arange(bjcards.shape[1])[None, :]
-    drawn = (cols >= 2) & (cols < ctx.bjc[:, None])
-    before = np.c_[np.zeros((len(prefix), 1), np.int16), prefix[:, :-1]]
-    hit_21 = (drawn & (before >= 21)).any(axis=1)
-    acols = np.arange(ctx.actions.shape[1])[None, :]
-    d_pos = np.where(ctx.n[DOUBLE] > 0, (ctx.actions == DOUBLE).argmax(axis=1), 0)
-    s_pos = np.where(ctx.n[STAND] > 0, (ctx.actions == STAND).argmax(axis=1), ctx.actions.shape[1])
-    double_bad = (ctx.n[DOUBLE] > 0) & ((d_pos > 0) | (ctx.n[DOUBLE] > 1) | (ctx.n[HIT] > 0)
+    prefix = bj.prefix_totals(ctx.cards)
+    hit_21 = np.zeros(len(prefix), bool)
+    for j in range(2, prefix.shape[1]):  # card j of the Black Jack hand drawn on the total before it
+        hit_21 |= (j < ctx.bjc) & (prefix[:, j - 1] >= 21)
+    double_bad = (ctx.n[DOUBLE] > 0) & ((ctx.actions[:, 0] != DOUBLE) | (ctx.n[DOUBLE] > 1) | (ctx.n[HIT] > 0)
                                         | (ctx.double > ctx.bet_bj))
-    after_stand = ((ctx.actions >= 0) & (acols > s_pos[:, None])).any(axis=1)
+    stood = np.zeros(len(prefix), bool)
+    after_stand = np.zeros(len(prefix), bool)
+    for step in np.ascontiguousarray(ctx.actions.T):  # every hand's j-th decision
+        after_stand |= stood & (step >= 0)
+        stood |= step == STAND
     player, preason, pkeys = reasons((ctx.n[SPLIT] > 0, "reason.ts.split"),
                                       (playable & hit_21, "reason.ts.hit_on_21"),
                                       (double_bad, "reason.ts.double"),

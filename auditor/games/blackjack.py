@@ -29,6 +29,9 @@ __all__ = [
 # by the total functions). Index 13 is the padding slot (-1 maps to it).
 _VALUE_BY_RANK = np.array([2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 1, 0], dtype=np.int8)
 ACE_RANK = 12
+# The same values by card code read as a byte: 0..51 are cards, the padding -1 reads as 255.
+_VALUE_BY_BYTE = np.zeros(256, dtype=np.int8)
+_VALUE_BY_BYTE[:52] = np.repeat(_VALUE_BY_RANK[:13], 4)
 
 # Expected payouts are kept in tenths of a céntimo so that 3:2, 6:5 and half a bet stay
 # exact integers; a log amount matches when it is within one céntimo of the exact value
@@ -52,8 +55,7 @@ class Outcome(IntEnum):
 
 def card_values(cards: np.ndarray) -> np.ndarray:
     """Black Jack values (Ace = 1) of a card matrix; padding is 0."""
-    ranks = np.where(cards >= 0, cards >> 2, 13)
-    return _VALUE_BY_RANK[ranks]
+    return _VALUE_BY_BYTE.take(np.asarray(cards).astype(np.int8, copy=False).view(np.uint8))
 
 
 def prefix_totals(cards: np.ndarray) -> np.ndarray:
@@ -62,21 +64,27 @@ def prefix_totals(cards: np.ndarray) -> np.ndarray:
     An Ace counts 11 when that keeps the total at 21 or less (a "soft" total); at most one
     Ace can ever count 11.
     """
-    values = card_values(cards).astype(np.int16)
-    hard = np.cumsum(values, axis=1, dtype=np.int16)
-    has_ace = np.cumsum(cards >> 2 == ACE_RANK, axis=1) > 0
-    return np.where(has_ace & (hard + 10 <= 21), hard + 10, hard).astype(np.int16)
+    out = np.empty(cards.shape, dtype=np.int16)
+    hard = np.zeros(len(cards), dtype=np.int16)
+    has_ace = np.zeros(len(cards), dtype=bool)
+    for j in range(cards.shape[1]):
+        hard += card_values(cards[:, j])
+        has_ace |= cards[:, j] >> 2 == ACE_RANK
+        out[:, j] = np.where(has_ace & (hard + 10 <= 21), hard + 10, hard)
+    return out
 
 
 def totals(cards: np.ndarray, count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(best total, soft) of every hand, using its first ``count`` cards (all when None)."""
-    values = card_values(cards).astype(np.int16)
-    if count is not None:
-        values = np.where(np.arange(cards.shape[1])[None, :] < count[:, None], values, 0)
-        aces = ((cards >> 2 == ACE_RANK) & (np.arange(cards.shape[1])[None, :] < count[:, None])).any(axis=1)
-    else:
-        aces = (cards >> 2 == ACE_RANK).any(axis=1)
-    hard = values.sum(axis=1, dtype=np.int16)
+    hard = np.zeros(len(cards), dtype=np.int16)
+    aces = np.zeros(len(cards), dtype=bool)
+    for j in range(cards.shape[1]):
+        value, ace = card_values(cards[:, j]), cards[:, j] >> 2 == ACE_RANK
+        if count is not None:
+            dealt = count > j
+            value, ace = np.where(dealt, value, 0), ace & dealt
+        hard += value
+        aces |= ace
     soft = aces & (hard + 10 <= 21)
     return np.where(soft, hard + 10, hard).astype(np.int16), soft
 
@@ -142,12 +150,9 @@ def settle_main(*, player_total, player_natural, dealer_total, dealer_natural, b
         (dealer_bust | (player_total > dealer_total), Outcome.WIN, stake * SCALE),
         (player_total == dealer_total, Outcome.PUSH, np.zeros_like(bet)),
     ]
-    decided = np.zeros(len(bet), dtype=bool)
-    for mask, kind, amount in conditions:
-        take = mask & ~decided
-        outcome[take] = kind
-        net = np.where(take, amount, net)
-        decided |= take
+    for mask, kind, amount in reversed(conditions):  # so the first test that holds decides
+        outcome[mask] = kind
+        np.copyto(net, amount, where=mask)
     return net, outcome
 
 
