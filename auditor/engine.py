@@ -275,7 +275,6 @@ class _Prepared:
 
     table: HandTable
     rejects: pd.DataFrame
-    parsed: np.ndarray     # rows whose every field parsed
     card_rows: np.ndarray  # rows with an unreadable card
     card_text: tuple[list[str], list[str]]
     order: np.ndarray      # every row, in the audit's order
@@ -315,7 +314,9 @@ class _GameRun:
 
     def prepare(self, frame: pa.Table | None) -> _Prepared:
         """The work on a chunk that needs nothing but the chunk: its rows typed, keyed by round
-        and validated. Pure, so it runs in the reader thread while the chunk before is audited."""
+        and put in order. Pure, so it runs in the reader thread while the chunk before is
+        audited (validation stays in the auditing thread, which keeps the two threads about
+        equally busy)."""
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)
@@ -324,23 +325,21 @@ class _GameRun:
         card_text = _card_text(frame, table, card_rows)
         del frame  # its strings are freed as soon as they are typed
         _add_round_keys(table.df)
-        # Structural checks speak only of rows whose fields all parsed: a row with an
-        # unreadable card is not also reported for having "too few cards".
-        parsed = ~_row_mask(rejects, len(table))
-        problems = p.validate(table) + _round_consistency(table, game) + _out_of_range(table, game)
-        problems = [(mask & parsed, f, r) for mask, f, r in problems]
-        rejects = pd.concat([rejects, collect_rejects(table.df, problems)], ignore_index=True)
-        return _Prepared(table, rejects, parsed, card_rows, card_text, _audit_order(table.df))
+        return _Prepared(table, rejects, card_rows, card_text, _audit_order(table.df))
 
     def add(self, prepared: _Prepared) -> None:
         p, game = self.plugin, self.game
         table, rejects, card_rows, card_text = prepared.table, prepared.rejects, prepared.card_rows, prepared.card_text
         df = table.df
-        repeated = self._seen_before(df) & prepared.parsed
         order = prepared.order
         del prepared
-        rejects = pd.concat([rejects, collect_rejects(df, [(repeated, "round_id", "reject.round_repeated")])],
-                            ignore_index=True)
+        # Structural checks speak only of rows whose fields all parsed: a row with an
+        # unreadable card is not also reported for having "too few cards".
+        parsed = ~_row_mask(rejects, len(table))
+        problems = p.validate(table) + _round_consistency(table, game) + _out_of_range(table, game)
+        problems.append((self._seen_before(df), "round_id", "reject.round_repeated"))
+        problems = [(mask & parsed, f, r) for mask, f, r in problems]
+        rejects = pd.concat([rejects, collect_rejects(table.df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
         # A round is audited whole or not at all: its other rows are rejected too, each
         # naming the first line that caused it.
