@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowtext import as_large_string, buffers
+from .rowwise import any_per_row
 
 __all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "widen", "MIN_WIDTH", "format_cards", "cards_text", "card_matrix", "rank_of", "suit_of"]
 
@@ -105,16 +106,10 @@ def _parse_canonical(arr: pa.LargeStringArray, width: int) -> CardMatrix:
     # are needed, are all blanks: no card holds a blank, so they are exactly the separators.
     blanks = np.r_[0, np.cumsum(data == 32, dtype=np.int32)]
     bad |= (blanks[start + length] - blanks[start]) != np.maximum(count.astype(np.int32) - 1, 0)
-    bad |= _any_per_row(present & (cards < 0))
+    bad |= any_per_row(present & (cards < 0))
     cards[bad] = PAD
     count[bad] = 0
     return CardMatrix(cards=cards, count=count, bad=bad)
-
-
-def _any_per_row(mask: np.ndarray) -> np.ndarray:
-    """``mask.any(axis=1)`` of a narrow boolean matrix, eight columns per byte."""
-    packed = np.packbits(mask, axis=1)
-    return packed[:, 0] != 0 if packed.shape[1] == 1 else packed.any(axis=1)
 
 
 def rank_of(cards: np.ndarray) -> np.ndarray:

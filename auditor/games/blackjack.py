@@ -11,6 +11,7 @@ from enum import IntEnum
 
 import numpy as np
 
+from ..rowwise import any_per_row
 __all__ = [
     "Outcome",
     "SCALE",
@@ -113,7 +114,7 @@ def dealer_play_faults(dealer: np.ndarray, count: np.ndarray, *, stand_on: int =
         must_hit = best < stand_on
     # Draws: the dealer held cards 0..j and drew card j+1, for j = 1 .. count-2.
     drawn = (cols >= 1) & (cols <= count[:, None] - 2)
-    drew_when_standing = (drawn & ~must_hit).any(axis=1)
+    drew_when_standing = any_per_row(drawn & ~must_hit)
     final = np.clip(count.astype(np.int64) - 1, 0, width - 1)[:, None]
     last = np.take_along_axis(must_hit, final, axis=1)[:, 0]
     final_total = np.take_along_axis(best, final, axis=1)[:, 0]

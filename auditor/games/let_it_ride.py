@@ -15,6 +15,7 @@ from math import comb
 import numpy as np
 
 from ..cards import RANKS
+from ..rowwise import all_per_row
 from . import poker
 
 __all__ = ["PAY_CATEGORIES", "DEFAULT_PAYTABLE", "DEFAULT_BONUS", "final_hands", "evaluate",
@@ -43,7 +44,7 @@ def final_hands(player: np.ndarray, community: np.ndarray, ok: np.ndarray | None
     (malformed hands) get a placeholder hand so the evaluator can run on every row."""
     hands = np.concatenate([player[:, :3], community[:, :2]], axis=1).astype(np.int8)
     if ok is None:
-        ok = (hands >= 0).all(axis=1)
+        ok = all_per_row(hands >= 0)
     return np.where(ok[:, None], hands, _DUMMY[None, :])
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..rowwise import any_per_row
 from . import blackjack as bj
 from . import poker
 
@@ -84,8 +85,8 @@ def dealer_qualifies(cards: np.ndarray, category: np.ndarray) -> np.ndarray:
     or a high-card hand holding an Ace and a King (with six cards of six different ranks the
     Ace and the King are always among the best five)."""
     ranks = cards[:, :6] >> 2
-    ace = (ranks == 12).any(axis=1)
-    king = (ranks == 11).any(axis=1)
+    ace = any_per_row(ranks == 12)
+    king = any_per_row(ranks == 11)
     return (category > poker.HIGH_CARD) | (ace & king)
 
 

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from ..arrowtext import as_large_string, buffers
 from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..money import parse_money
+from ..rowwise import any_per_row, count_per_row
 from .schema import Column, Kind, columns_of
 
 __all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "LIMA_OFFSET"]
@@ -206,7 +207,7 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
     if col.kind == Kind.ACTIONS:
         letter_codes, bad = _letter_matrix(arrow, col.width, letters)
         found.append((bad, col.name, "reject.bad_actions"))
-        count = (letter_codes >= 0).sum(axis=1).astype(np.int8)
+        count = count_per_row(letter_codes >= 0, np.int8)
         return CardMatrix(cards=letter_codes, count=count, bad=bad), found
     if col.kind == Kind.TIME:
         parsed, bad = _time_column(arrow)
@@ -348,7 +349,7 @@ def _letter_codes(text: pa.LargeStringArray, width: int, lut: np.ndarray):
     k = np.arange(width)
     present = k[None, :] < length[:, None]
     codes = lut[data[(offsets[:-1] - offsets[0])[:, None] + k[None, :]]]
-    unknown = (present & (codes < 0)).any(axis=1)
+    unknown = any_per_row(present & (codes < 0))
     odd = unknown | bad  # a long value may hold separators: cleaned, it may fit
     bad |= unknown
     codes = np.where(present & ~bad[:, None], codes, -1).astype(np.int8)
