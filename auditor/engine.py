@@ -277,7 +277,6 @@ class _Prepared:
     rejects: pd.DataFrame
     card_rows: np.ndarray  # rows with an unreadable card
     card_text: tuple[list[str], list[str]]
-    order: np.ndarray      # every row, in the audit's order
 
 
 class _GameRun:
@@ -313,10 +312,9 @@ class _GameRun:
         return True
 
     def prepare(self, frame: pa.Table | None) -> _Prepared:
-        """The work on a chunk that needs nothing but the chunk: its rows typed, keyed by round
-        and put in order. Pure, so it runs in the reader thread while the chunk before is
-        audited (validation stays in the auditing thread, which keeps the two threads about
-        equally busy)."""
+        """A chunk's rows typed. Pure, so it runs in the reader thread while the chunk before
+        is audited; the rest (keys, validation, order) stays in the auditing thread, which
+        keeps the two threads about equally busy."""
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)
@@ -324,15 +322,14 @@ class _GameRun:
         card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], len(frame))
         card_text = _card_text(frame, table, card_rows)
         del frame  # its strings are freed as soon as they are typed
-        _add_round_keys(table.df)
-        return _Prepared(table, rejects, card_rows, card_text, _audit_order(table.df))
+        return _Prepared(table, rejects, card_rows, card_text)
 
     def add(self, prepared: _Prepared) -> None:
         p, game = self.plugin, self.game
         table, rejects, card_rows, card_text = prepared.table, prepared.rejects, prepared.card_rows, prepared.card_text
         df = table.df
-        order = prepared.order
         del prepared
+        _add_round_keys(df)
         # Structural checks speak only of rows whose fields all parsed: a row with an
         # unreadable card is not also reported for having "too few cards".
         parsed = ~_row_mask(rejects, len(table))
@@ -356,6 +353,7 @@ class _GameRun:
         self.rejects.append(rejects)
 
         card_faults = _card_faults(df, card_text, card_rows)
+        order = _audit_order(df)
         accepted = _select(table, order[~in_bad_round[order]])
         for file, count in _records_per_file(accepted.df).items():
             self.audited_records[file] = self.audited_records.get(file, 0) + count
