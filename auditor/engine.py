@@ -155,9 +155,10 @@ def _source_order(src: Source):
 
 
 def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, progress):
-    """Concatenated batches of whole rounds, about ``chunk_rows`` rows each."""
+    """Concatenated batches of whole rounds, about ``chunk_rows`` rows each; the first about
+    a quarter of that, so that the auditing thread waits less for the reader to start."""
     pending: list[pa.Table] = []
-    size = 0
+    size, goal = 0, chunk_rows // 4
     for src in sources:
         if progress:
             progress(str(src.path))
@@ -165,8 +166,8 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
             for batch in src.batches(max(1_000, min(chunk_rows // 4, BATCH_ROWS))):
                 pending.append(batch)
                 size += batch.num_rows
-                if size >= chunk_rows:
-                    size = 0
+                if size >= goal:
+                    size, goal = 0, chunk_rows
                     yield _drain(pending)
         except InputError as exc:
             errors[str(src.path)] = t(exc.key, lang, **exc.params)
@@ -175,7 +176,7 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
 
 
 def _read_ahead(chunks: Iterator) -> Iterator:
-    """The chunks, read (and prepared, see ``_GameRun.prepare``) one ahead by a thread: Arrow
+    """The chunks, read and typed (see ``_GameRun.prepare``) one ahead by a thread: Arrow
     and numpy work on the next chunk mostly without holding the GIL while this one is
     audited, which puts the machine's second core to work. Besides
     the chunk being audited, one waits and the reader builds the next. An error in the reader
