@@ -462,7 +462,9 @@ def _last_per_table(df: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.Da
         parts.append(pd.DataFrame({c: _plain_at(df[c], last) for c in ["table_id", "round_id", "started_at", *cols]})
                      .assign(_rejected=False))
     if len(card_faults):
-        parts.append(card_faults[["table_id", "round_id", "started_at"]].assign(_rejected=True))
+        every = np.arange(len(card_faults))
+        parts.append(pd.DataFrame({c: _plain_at(card_faults[c], every) for c in ["table_id", "round_id", "started_at"]})
+                     .assign(_rejected=True))
     if not parts:
         return None
     events = pd.concat(parts, ignore_index=True)
