@@ -433,7 +433,8 @@ class _GameRun:
             status = ("error" if error else "not_applicable" if checked == 0
                       else "failed" if violations else "passed")
             rules.append(_outcome(rule, self.lang, status, checked, violations, note=error or note))
-        found = _finding_frame(self.findings).sort_values(
+        found, self.findings = _finding_frame(self.findings), []  # the parts are freed at once
+        found = found.sort_values(
             ["table_id", "started_at", "round_id", "seat", "hand", "code"], kind="stable", na_position="first"
         ).reset_index(drop=True)
         return {"rules": rules, "findings": found, "rejected": rejects, "rejected_records": self.rejected_records,

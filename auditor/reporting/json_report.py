@@ -97,8 +97,16 @@ def finding_records(findings: pd.DataFrame) -> list[dict]:
     in one pass (a report of 100,000 findings takes about a second)."""
     fields = list(Finding.model_fields)
     columns = [_column(findings, k) for k in fields]
-    rows = [dict(zip(fields, values)) for values in zip(*columns)]
-    return _FINDINGS.dump_python(_FINDINGS.validate_python(rows), mode="json")
+    out: list[dict] = []
+    # In slices, so that only one slice's rows and models exist beside the records (a report
+    # of 100,000 findings would otherwise hold three copies of them at once).
+    for lo in range(0, len(findings), _SLICE):
+        rows = [dict(zip(fields, values)) for values in zip(*(c[lo:lo + _SLICE] for c in columns))]
+        out += _FINDINGS.dump_python(_FINDINGS.validate_python(rows), mode="json")
+    return out
+
+
+_SLICE = 10_000
 
 
 def rejected_records(rejected: pd.DataFrame, lang: str) -> list[dict]:
@@ -235,12 +243,17 @@ def build_report(result, *, generated_at: str | None = None, filters: ReportFilt
     }
 
 
+_FORMAT = {"ensure_ascii": False, "indent": 1, "sort_keys": True, "allow_nan": False}
+
+
 def dumps(report: dict) -> str:
-    return json.dumps(report, ensure_ascii=False, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    return json.dumps(report, **_FORMAT) + "\n"
 
 
 def write_json(result, path, *, report: dict | None = None) -> Path:
     """Write the JSON report of ``result`` to ``path`` (UTF-8); returns the path."""
     path = Path(path)
-    path.write_text(dumps(report if report is not None else build_report(result)), encoding="utf-8")
+    with path.open("w", encoding="utf-8") as fh:  # written as encoded: no copy of the whole text
+        json.dump(report if report is not None else build_report(result), fh, **_FORMAT)
+        fh.write("\n")
     return path
