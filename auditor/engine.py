@@ -272,7 +272,7 @@ def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, st
 
 @dataclass
 class _Prepared:
-    """A chunk typed and validated (``_GameRun.prepare``), waiting to be audited."""
+    """A chunk typed (``_GameRun.prepare``), waiting to be audited."""
 
     table: HandTable
     rejects: pd.DataFrame
@@ -333,11 +333,11 @@ class _GameRun:
         _add_round_keys(df)
         # Structural checks speak only of rows whose fields all parsed: a row with an
         # unreadable card is not also reported for having "too few cards".
-        parsed = ~_row_mask(rejects, len(table))
+        parsed = ~_row_mask(rejects, len(df))
         problems = p.validate(table) + _round_consistency(table, game) + _out_of_range(table, game)
         problems.append((self._seen_before(df), "round_id", "reject.round_repeated"))
         problems = [(mask & parsed, f, r) for mask, f, r in problems]
-        rejects = pd.concat([rejects, collect_rejects(table.df, problems)], ignore_index=True)
+        rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
         # A round is audited whole or not at all: its other rows are rejected too, each
         # naming the first line that caused it.
@@ -602,12 +602,7 @@ def _findings(rule, result: CheckResult, lang: str) -> dict[str, np.ndarray | pd
     n = len(idx)
 
     def col(name, default=None):
-        if name not in f:
-            return np.full(n, default, dtype=object)
-        values = f[name].array
-        if isinstance(values, pd.Categorical):
-            return categorical_objects(values, idx)
-        return values.take(idx).to_numpy(dtype=object)
+        return _plain_at(f[name], idx).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
 
     def whole(name):
         values = col(name)
