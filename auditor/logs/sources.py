@@ -23,6 +23,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import zlib
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -559,14 +560,22 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         raise InputError(str(path), "input.missing_columns", columns=", ".join(missing))
     known = {c.name for c in expected} | {"game", "hands"}
     extra = [c for c in names if c not in known]
-    return Source(path=path, game=game, kind=kind, names=names, digest=_HASHING.submit(sha256_of, path),
+    return Source(path=path, game=game, kind=kind, names=names, digest=_hashing().submit(sha256_of, path),
                   first_time=first_time,
                   extra_columns=extra, encoding=codec, native=native, delimiter=sep, notes=notes)
 
 
 # The SHA-256 of each file read is computed in a thread of its own, beside the audit (hashlib
-# releases the GIL): it is needed only for the report.
-_HASHING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="auditor-sha256")
+# releases the GIL): it is needed only for the report. One executor per process: a process
+# forked by the batch runner inherits the executor but not its thread, and would wait forever.
+_HASHING: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _hashing() -> ThreadPoolExecutor:
+    global _HASHING
+    if _HASHING is None or _HASHING[0] != os.getpid():
+        _HASHING = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="auditor-sha256"))
+    return _HASHING[1]
 
 
 def sha256_of(path: Path) -> str:
