@@ -178,10 +178,9 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
 def _read_ahead(chunks: Iterator) -> Iterator:
     """The chunks, read and typed (see ``_GameRun.prepare``) one ahead by a thread: Arrow
     and numpy work on the next chunk mostly without holding the GIL while this one is
-    audited, which puts the machine's second core to work. Besides
-    the chunk being audited, one waits and the reader builds the next. An error in the reader
-    is raised here, in the auditing thread. (The progress callback is called by the reader,
-    as it opens each file.)"""
+    audited, which puts the machine's second core to work. Besides the chunk being audited,
+    one waits and the reader builds the next. An error in the reader is raised here, in the
+    auditing thread. (The progress callback is called by the reader, as it opens each file.)"""
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
     end = object()

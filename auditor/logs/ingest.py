@@ -331,7 +331,7 @@ def _letter_matrix(arrow: pa.Array, width: int, letters: str) -> tuple[np.ndarra
     retry = np.flatnonzero(odd)
     if len(retry):
         clean = pc.utf8_upper(pc.replace_substring_regex(arrow.take(pa.array(retry)), r"[\s,]+", ""))
-        again, bad[retry], _ = _letter_codes(clean.cast(pa.large_string()), width, lut)
+        again, bad[retry], _ = _letter_codes(clean, width, lut)
         wide = max(codes.shape[1], again.shape[1])
         codes = widen(codes, wide)
         codes[retry] = widen(again, wide)

@@ -283,7 +283,7 @@ def _last_round_start(table: pa.Table) -> int:
         start = max(0, n - window)
         other = None
         for name in ("table_id", "round_id"):
-            values = table.column(name).slice(start).cast(pa.large_string())
+            values = table.column(name).slice(start)
             differs = pc.not_equal(values, values[len(values) - 1])
             other = differs if other is None else pc.or_(other, differs)
         idx = np.flatnonzero(other.to_numpy())
@@ -618,13 +618,7 @@ def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
         return np.zeros(table.num_rows, bool)
     blank = np.ones(table.num_rows, bool)
     for n in names:
-        col = table.column(n)
-        if pa.types.is_dictionary(col.type):
-            col = col.combine_chunks()
-            empty = pc.equal(pc.binary_length(col.dictionary), 0).to_numpy(zero_copy_only=False)
-            blank &= empty[col.indices.to_numpy(zero_copy_only=False)]
-        else:
-            blank &= pc.equal(pc.binary_length(col), 0).to_numpy(zero_copy_only=False)
+        blank &= pc.equal(pc.binary_length(table.column(n)), 0).to_numpy(zero_copy_only=False)
         if not blank.any():
             break
     return blank
