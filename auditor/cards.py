@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowtext import as_large_string, buffers
-from .rowwise import any_per_row
+from .compiled import kernel
 
 __all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "widen", "MIN_WIDTH", "format_cards", "cards_text", "card_matrix", "rank_of", "suit_of"]
 
@@ -84,32 +84,38 @@ def widen(cards: np.ndarray, width: int) -> np.ndarray:
 
 
 def _parse_canonical(arr: pa.LargeStringArray, width: int) -> CardMatrix:
-    offsets, raw = buffers(arr)
-    # Padded so that positions past a short row's end still index inside the buffer.
-    data = np.concatenate([raw[offsets[0]: offsets[-1]], np.zeros(3 * width + 3, np.uint8)])
-    start = (offsets[:-1] - offsets[0]).astype(np.int64 if data.size > 2**31 - 1 else np.int32)
-    length = (offsets[1:] - offsets[:-1]).astype(np.int32)
-    count = (length + 1) // 3
-    bad = (((length + 1) % 3 != 0) & (length > 0)) | (count > width)
-    count = np.where(bad, 0, count).astype(np.int8)
-    width = min(width, max(MIN_WIDTH, int(count.max(initial=0))))
+    """Rows in the canonical spelling (two-byte cards joined by single blanks) parsed, the
+    others marked bad."""
+    offsets, data = buffers(arr)
+    return CardMatrix(*_canonical_rows(offsets, data, width, MIN_WIDTH, _CARD_LUT))
 
-    # The card starting at each byte of the buffer (-1 if none): one lookup per byte, then
-    # one gather per card position.
-    word = data[:-1].astype(np.uint16)
-    word |= data[1:].astype(np.uint16) << 8
-    card_at = _CARD_LUT[word]
-    k = np.arange(width, dtype=start.dtype)
-    present = k[None, :] < count[:, None]
-    cards = np.where(present, card_at[start[:, None] + 3 * k[None, :]], PAD)
-    # A row is canonical when every card is valid and its other bytes, as many as separators
-    # are needed, are all blanks: no card holds a blank, so they are exactly the separators.
-    blanks = np.r_[0, np.cumsum(data == 32, dtype=np.int32)]
-    bad |= (blanks[start + length] - blanks[start]) != np.maximum(count.astype(np.int32) - 1, 0)
-    bad |= any_per_row(present & (cards < 0))
-    cards[bad] = PAD
-    count[bad] = 0
-    return CardMatrix(cards=cards, count=count, bad=bad)
+
+@kernel
+def _canonical_rows(offsets, data, width, min_width, lut):
+    n = len(offsets) - 1
+    count, bad = np.zeros(n, np.int8), np.zeros(n, np.bool_)
+    wide = min_width
+    for i in range(n):
+        length = offsets[i + 1] - offsets[i]
+        if length > 0 and ((length + 1) % 3 != 0 or (length + 1) // 3 > width):
+            bad[i] = True
+        else:
+            count[i] = (length + 1) // 3
+            wide = max(wide, count[i])
+    wide = min(width, wide)
+    cards = np.full((n, wide), -1, np.int8)
+    for i in range(n):
+        at = offsets[i]
+        for k in range(count[i]):
+            card = lut[data[at + 3 * k] | (np.uint16(data[at + 3 * k + 1]) << 8)]
+            if card < 0 or (k + 1 < count[i] and data[at + 3 * k + 2] != 32):
+                bad[i] = True
+                break
+            cards[i, k] = card
+        if bad[i]:
+            cards[i, :] = -1
+            count[i] = 0
+    return cards, count, bad
 
 
 def rank_of(cards: np.ndarray) -> np.ndarray:

@@ -3,15 +3,12 @@ and of the money parser."""
 
 from __future__ import annotations
 
-from unittest import mock
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor import money
 from auditor.cards import RANKS, SUITS, format_cards, parse_cards
 from auditor.games.blackjack import SCALE, Outcome, hand_value, settle_main, totals
 from auditor.money import parse_money
@@ -227,12 +224,11 @@ def _as_input(cells, kind):
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(CELL, max_size=12), st.sampled_from(["list", "string", "large_string", "sliced", "chunked"]),
-       st.booleans(), st.booleans(), st.sampled_from([1, 2, 3, 1 << 16]))
-def test_money_parser_matches_the_reference(cells, kind, signed, blank_is_zero, block):
+       st.booleans(), st.booleans())
+def test_money_parser_matches_the_reference(cells, kind, signed, blank_is_zero):
     """Cell for cell the same cents and the same bad flags as the regex-and-cast parser, for
-    any column (small blocks make short columns cross block boundaries)."""
-    with mock.patch.object(money, "_BLOCK", block):
-        cents, bad = parse_money(_as_input(cells, kind), signed=signed, blank_is_zero=blank_is_zero)
+    any column."""
+    cents, bad = parse_money(_as_input(cells, kind), signed=signed, blank_is_zero=blank_is_zero)
     want_cents, want_bad = _reference_parse_money(_as_input(cells, kind), signed=signed, blank_is_zero=blank_is_zero)
     assert cents.dtype == np.int64 and bad.dtype == bool
     assert cents.tolist() == want_cents.tolist() and bad.tolist() == want_bad.tolist()
@@ -250,17 +246,16 @@ def plain_amounts(draw):
 
 
 @FAST
-@given(st.lists(plain_amounts(), min_size=1, max_size=12), st.booleans(), st.sampled_from([1, 2, 1 << 16]))
-def test_money_parser_matches_the_reference_on_plain_columns(cells, signed, block):
+@given(st.lists(plain_amounts(), min_size=1, max_size=12), st.booleans())
+def test_money_parser_matches_the_reference_on_plain_columns(cells, signed):
     """Columns of plain amounts only, which the reference reads with one decimal cast."""
-    with mock.patch.object(money, "_BLOCK", block):
-        got = parse_money(cells, signed=signed)
+    got = parse_money(cells, signed=signed)
     want = _reference_parse_money(cells, signed=signed)
     assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
 
 
 def test_money_parser_matches_the_reference_on_a_long_column():
-    """Several blocks of realistic amounts with odd cells here and there, and the edge cases
+    """Many realistic amounts with odd cells here and there, and the edge cases
     of a column: nothing (even without an offsets buffer), all blank, all null, null slots
     over text."""
     rng = np.random.default_rng(7)
@@ -277,3 +272,4 @@ def test_money_parser_matches_the_reference_on_a_long_column():
         for signed in (False, True):
             got, want = parse_money(column, signed=signed), _reference_parse_money(column, signed=signed)
             assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+

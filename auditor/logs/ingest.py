@@ -18,8 +18,9 @@ import pyarrow.compute as pc
 
 from ..arrowtext import as_large_string, buffers
 from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
+from ..compiled import kernel
 from ..money import parse_money
-from ..rowwise import any_per_row, count_per_row
+from ..rowwise import count_per_row
 from .schema import Column, Kind, columns_of
 
 __all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "LIMA_OFFSET"]
@@ -219,13 +220,30 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
 def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
     """(run of each row, text of each run) of a round-level column: a round's rows are
     contiguous and repeat its fields, so its values are typed once per run of equal
-    neighbours (one comparison kernel), not once per row."""
+    neighbours, not once per row."""
     arr = as_large_string(column)
-    n = len(arr)
-    starts = np.ones(n, bool)
-    if n > 1:
-        starts[1:] = ~pc.equal(arr.slice(1), arr.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    return np.cumsum(starts) - 1, arr.take(pa.array(np.flatnonzero(starts)))
+    run, starts = _equal_neighbours(*buffers(arr))
+    return run, arr.take(pa.array(starts))
+
+
+@kernel
+def _equal_neighbours(offsets, data):
+    """(run of each value, first value of each run): a run is a stretch of equal values."""
+    n = len(offsets) - 1
+    run, starts = np.empty(n, np.int64), np.empty(n, np.int64)
+    runs = 0
+    for i in range(n):
+        same = i > 0 and offsets[i] - offsets[i - 1] == offsets[i + 1] - offsets[i]
+        if same:
+            for k in range(offsets[i + 1] - offsets[i]):
+                if data[offsets[i - 1] + k] != data[offsets[i] + k]:
+                    same = False
+                    break
+        if not same:
+            starts[runs] = i
+            runs += 1
+        run[i] = runs - 1
+    return run, starts[:runs]
 
 
 def same_text(runs: tuple[np.ndarray, pa.LargeStringArray], rows: np.ndarray, other: np.ndarray) -> np.ndarray:
@@ -244,28 +262,34 @@ def _parse_ints(arrow: pa.Array, blank: np.ndarray) -> tuple[np.ndarray, np.ndar
     0..10000. Values of one to five plain digits are read from the buffer; only the others
     (blanks around, "2.0", text) take the careful path, value by value."""
     offsets, data = buffers(arrow)
-    length = np.diff(offsets)
-    values = np.zeros(len(arrow), np.int64)
-    plain = (length >= 1) & (length <= 5)
-    # Digits right-aligned: the k-th from the end, where the value has one (0 elsewhere).
-    padded = np.concatenate([np.zeros(5, np.uint8), data[offsets[0]:offsets[-1]]])
-    end = offsets[1:] - offsets[0] + 5
-    for k in range(int(length[plain].max(initial=0))):  # seats and hands: one digit
-        digit = padded[end - 1 - k] - np.uint8(48)  # 0-9 for a digit, more for anything else
-        here = k < length
-        plain &= ~here | (digit <= 9)
-        values += np.where(here, digit, np.uint8(0)).astype(np.int64) * 10 ** k
-    ok = plain
-    careful = np.flatnonzero(~plain & ~blank)
+    values, ok = _plain_ints(offsets, data)
+    careful = np.flatnonzero(~ok & ~blank)
     if len(careful):
         text = pc.utf8_trim_whitespace(arrow.take(pa.array(careful)))
         fine = np.asarray(pc.match_substring_regex(text, r"^[0-9]{1,5}(\.0+)?$").to_numpy(zero_copy_only=False), bool)
         digits = pc.replace_substring_regex(text, r"\.0+$", "")
-        ok = ok.copy()
         ok[careful] = fine
         values[careful] = pc.cast(pc.if_else(pa.array(fine), digits, "-1"), pa.int64()).to_numpy(zero_copy_only=False)
     bad = (~ok & ~blank) | (ok & (values > 10_000))
     return np.where(ok & ~bad, values, -1).astype(np.int16), bad
+
+
+@kernel
+def _plain_ints(offsets, data):
+    """(value, plain) of each value of one to five digits (0, False elsewhere)."""
+    n = len(offsets) - 1
+    values, plain = np.zeros(n, np.int64), np.zeros(n, np.bool_)
+    for i in range(n):
+        at, end = offsets[i], offsets[i + 1]
+        if not 1 <= end - at <= 5:
+            continue
+        value, k = 0, at
+        while k < end and 48 <= data[k] <= 57:
+            value = value * 10 + (data[k] - 48)
+            k += 1
+        if k == end:
+            values[i], plain[i] = value, True
+    return values, plain
 
 
 def collect_rejects(df: pd.DataFrame, problems) -> pd.DataFrame:
@@ -307,17 +331,26 @@ def _trimmed(arr: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.ndarray]
 def _blank(arr: pa.LargeStringArray) -> np.ndarray:
     """Empty or whitespace-only values. Only values that start with a blank or a non-ASCII
     byte can be whitespace-only, so only those few are trimmed."""
-    offsets, data = buffers(arr)
-    length = np.diff(offsets)
-    blank = length == 0
-    if not len(data):
-        return blank
-    lead = data[np.minimum(offsets[:-1], len(data) - 1)]  # (an empty last value has no byte)
-    maybe = np.flatnonzero(~blank & ((lead <= 32) | (lead >= 0x80)))  # blanks, controls (Arrow trims 0x1C-0x1F)
+    blank, maybe = _blank_or_maybe(*buffers(arr))
+    maybe = np.flatnonzero(maybe)
     if len(maybe):
         blank[maybe] = pc.equal(pc.utf8_trim_whitespace(arr.take(pa.array(maybe))), "").to_numpy(
             zero_copy_only=False)
     return blank
+
+
+@kernel
+def _blank_or_maybe(offsets, data):
+    """(empty, starts with a blank, a control or a non-ASCII byte): Arrow trims 0x1C-0x1F and
+    Unicode spaces too."""
+    n = len(offsets) - 1
+    blank, maybe = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+    for i in range(n):
+        if offsets[i] == offsets[i + 1]:
+            blank[i] = True
+        else:
+            maybe[i] = data[offsets[i]] <= 32 or data[offsets[i]] >= 0x80
+    return blank, maybe
 
 
 def _letter_matrix(arrow: pa.Array, width: int, letters: str) -> tuple[np.ndarray, np.ndarray]:
@@ -340,17 +373,32 @@ def _letter_matrix(arrow: pa.Array, width: int, letters: str) -> tuple[np.ndarra
 
 def _letter_codes(text: pa.LargeStringArray, width: int, lut: np.ndarray):
     """(codes, bad, odd): odd = the value holds a byte that is no letter of ``lut``."""
-    offsets, raw = buffers(text)
-    length = np.diff(offsets)
-    bad = length > width
+    offsets, data = buffers(text)
+    return _letter_rows(offsets, data, width, MIN_WIDTH, lut)
+
+
+@kernel
+def _letter_rows(offsets, data, width, min_width, lut):
+    n = len(offsets) - 1
+    bad, odd = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
     # As wide as the longest value (a sixteen-letter limit costs nothing when hands have four).
-    width = min(width, max(MIN_WIDTH, int(length[~bad].max(initial=0))))
-    data = np.concatenate([raw[offsets[0]: offsets[-1]], np.zeros(width + 1, np.uint8)])
-    k = np.arange(width)
-    present = k[None, :] < length[:, None]
-    codes = lut[data[(offsets[:-1] - offsets[0])[:, None] + k[None, :]]]
-    unknown = any_per_row(present & (codes < 0))
-    odd = unknown | bad  # a long value may hold separators: cleaned, it may fit
-    bad |= unknown
-    codes = np.where(present & ~bad[:, None], codes, -1).astype(np.int8)
+    wide = min_width
+    for i in range(n):
+        length = offsets[i + 1] - offsets[i]
+        if length > width:
+            bad[i] = odd[i] = True  # a long value may hold separators: cleaned, it may fit
+        else:
+            wide = max(wide, length)
+    wide = min(width, wide)
+    codes = np.full((n, wide), -1, np.int8)
+    for i in range(n):
+        at, end = offsets[i], offsets[i + 1]
+        for k in range(end - at):
+            if lut[data[at + k]] < 0:
+                bad[i] = odd[i] = True
+                break
+        if bad[i]:
+            continue
+        for k in range(end - at):
+            codes[i, k] = lut[data[at + k]]
     return codes, bad, odd
