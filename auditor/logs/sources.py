@@ -37,6 +37,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pv
 import pyarrow.parquet as pq
 
+from .csvsplit import last_line_end, line_count, split_plain
 from .ingest import InputError, _json_scalar_to_str, _rejects, detect_game
 from .schema import columns_of
 
@@ -119,62 +120,69 @@ class Source:
         return _Recoded(raw, self.encoding)
 
     def _csv(self, rows: int) -> Iterator[pa.Table]:
+        """The file in blocks of whole lines, about ``rows`` rows each: a plain block split by
+        ``csvsplit``, any other by Arrow's parser. Rows are numbered by the file's lines (the
+        header is line 1), rows with the wrong number of fields too."""
+        try:
+            stream = self._text_stream()
+        except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
+            raise InputError(str(self.path), "input.unparsable", error=_first_line(exc)) from None
+        next_line = 2  # line 1 is the header
+        blocks = _line_blocks(stream, max(1 << 14, min(rows * 128, 1 << 26)))
+        while True:
+            try:
+                block = next(blocks, None)
+                if block is None:
+                    break
+                raw = np.frombuffer(block, np.uint8)
+                columns = split_plain(raw, len(self.names), self.delimiter)
+                if columns is not None:
+                    table, invalid, count = pa.Table.from_arrays(columns, names=self.names), [], len(columns[0])
+                else:
+                    (table, invalid), count = self._parsed(block), line_count(raw)
+            except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
+                raise InputError(str(self.path), "input.unparsable_at", line=next_line,
+                                 error=_first_line(exc)[:200]) from None
+            n = table.num_rows
+            # Valid rows take the line numbers that the invalid rows did not. (Arrow numbers
+            # rows: within a block, a quoted field over two lines shifts the later numbers by
+            # one; the next block starts again at its true line.)
+            lines = np.arange(next_line, next_line + n + len(invalid))
+            if invalid:
+                invalid = [(next_line - 1 + num, text) for num, text in invalid]
+                lines = np.setdiff1d(lines, np.array([num for num, _ in invalid], np.int64), assume_unique=True)
+            next_line += count
+            line_numbers = pa.array(lines[:n], pa.int64())
+            table = _own_columns(table).append_column("_line", line_numbers).append_column("_record", line_numbers)
+            blank = _blank_rows(table, self.names)
+            if blank.any():
+                table = table.filter(pa.array(~blank))
+            if invalid:
+                table = pa.concat_tables([self._conform(table), self._conform(self._bad_rows(invalid))])
+                table = table.take(pa.array(np.argsort(table.column("_line").to_numpy(), kind="stable")))
+            self.records_read += table.num_rows
+            if table.num_rows:
+                yield table
+
+    def _parsed(self, block: bytes) -> tuple[pa.Table, list[tuple[int, str]]]:
+        """(rows, invalid rows as (line in the block from 1, text)) of a block by Arrow's
+        parser. Single-threaded, so that invalid rows have their line numbers; empty lines
+        are read as rows of empty fields (and dropped by the caller), so that every line is
+        a row or an invalid row."""
         invalid: list[tuple[int, str]] = []
 
         def skip(row) -> str:
             invalid.append((row.number if row.number is not None else -1, row.text))
             return "skip"
 
-        try:
-            stream = self._text_stream()
-            reader = pv.open_csv(
-                stream,
-                # Blocks of about ``rows`` rows (a hand row is ~130 bytes); single-threaded so
-                # that skipped rows keep their line numbers. Empty lines are read as rows of
-                # empty fields (and dropped below) so that they keep their line numbers too.
-                read_options=pv.ReadOptions(column_names=self.names, skip_rows=1, use_threads=False,
-                                            block_size=max(1 << 14, min(rows * 128, 1 << 26))),
-                parse_options=pv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False,
-                                              ignore_empty_lines=False, invalid_row_handler=skip),
-                # Read as strings (32-bit offsets: the parser is faster) and widened to
-                # large strings per batch by ``_conform``, cheaper than reading them so.
-                convert_options=pv.ConvertOptions(column_types={n: pa.string() for n in self.names},
-                                                  strings_can_be_null=False, quoted_strings_can_be_null=False))
-        except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
-            raise InputError(str(self.path), "input.unparsable", error=_first_line(exc)) from None
-        next_line = 2  # line 1 is the header
-        while True:
-            try:
-                batch = reader.read_next_batch()
-            except StopIteration:
-                break
-            except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
-                raise InputError(str(self.path), "input.unparsable_at", line=next_line,
-                                 error=_first_line(exc)[:200]) from None
-            n = batch.num_rows
-            # Valid rows take the line numbers that the skipped rows did not (the handler has
-            # seen every invalid row up to the end of this batch, and maybe beyond).
-            skipped = np.array([num for num, _ in invalid if num >= next_line], np.int64)
-            candidates = np.arange(next_line, next_line + n + len(skipped))
-            lines = np.setdiff1d(candidates, skipped, assume_unique=True)[:n] if len(skipped) else candidates[:n]
-            next_line = int(lines[-1]) + 1 if n else next_line
-            line_numbers = pa.array(lines, pa.int64())
-            table = _own_columns(pa.Table.from_batches([batch])).append_column("_line", line_numbers)
-            table = table.append_column("_record", line_numbers)
-            blank = _blank_rows(table, self.names)
-            if blank.any():
-                table = table.filter(pa.array(~blank))
-            now = [(num, text) for num, text in invalid if num < next_line]
-            invalid = [(num, text) for num, text in invalid if num >= next_line]
-            if now:
-                table = pa.concat_tables([self._conform(table), self._conform(self._bad_rows(now))])
-                table = table.take(pa.array(np.argsort(table.column("_line").to_numpy(), kind="stable")))
-            self.records_read += table.num_rows
-            if table.num_rows:
-                yield table
-        if invalid:
-            self.records_read += len(invalid)
-            yield self._bad_rows(invalid)
+        table = pv.read_csv(
+            pa.BufferReader(block),
+            read_options=pv.ReadOptions(column_names=self.names, use_threads=False, block_size=len(block) + 1),
+            parse_options=pv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False,
+                                          ignore_empty_lines=False, invalid_row_handler=skip),
+            convert_options=pv.ConvertOptions(column_types={n: pa.large_string() for n in self.names},
+                                              strings_can_be_null=False, quoted_strings_can_be_null=False))
+        return table, invalid
 
     def _bad_rows(self, invalid: list[tuple[int, str]]) -> pa.Table:
         """Rows with the wrong number of fields: their fields as far as they go (so that the
@@ -272,6 +280,38 @@ def _string_table(records: list[dict], names: list[str], text=lambda v: "" if v 
 def _json_table(rows: list[dict]) -> pa.Table:
     names = list(dict.fromkeys(k for row in rows for k in row if not k.startswith("_")))
     return _string_table(rows, names, _json_scalar_to_str)
+
+
+def _line_blocks(stream, size: int) -> Iterator[bytes]:
+    """The text after the header line, in blocks of about ``size`` bytes of whole lines; the
+    last line is given a line end if the file has none."""
+    carry, header = b"", True
+    while True:
+        data = stream.read(size)
+        text = carry + bytes(data)
+        if not data:
+            if text:
+                text = text if text.endswith(b"\n") else text + b"\n"
+                text = text[_after_first_line(text):] if header else text
+                if text:
+                    yield text
+            return
+        end = last_line_end(np.frombuffer(text, np.uint8))
+        carry = text[end:]
+        if header and end:
+            text, header = text[_after_first_line(text):end], False
+        elif end:
+            text = text[:end]
+        if end and text:
+            yield text
+
+
+def _after_first_line(text: bytes) -> int:
+    """Where the second line of the text starts (a line ends with \\n, \\r or \\r\\n)."""
+    lf, cr = text.find(b"\n"), text.find(b"\r")
+    if cr < 0 or 0 <= lf < cr:
+        return lf + 1
+    return cr + 2 if text[cr + 1:cr + 2] == b"\n" else cr + 1
 
 
 def _last_round_start(table: pa.Table) -> int:
