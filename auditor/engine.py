@@ -11,6 +11,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import __version__
-from .checks.base import CheckResult, categorical_objects, cents_from_scaled, round_index
+from .checks.base import CheckResult, categorical_objects, cents_from_scaled, round_index, unique_groups
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
 from .logs.ingest import HandTable, InputError, collect_rejects, same_text, type_rows
@@ -100,7 +101,9 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         run = _GameRun(g, profiles, lang)
         srcs = sorted(sources.get(g, []), key=_source_order)
         errors: dict[str, str] = {}
-        chunks = _read_ahead(map(run.prepare, _chunks(srcs, chunk_rows, errors, lang, progress)))
+        hungry = threading.Event()  # set while the auditing thread waits for a chunk
+        chunks = _read_ahead(map(partial(run.prepare, hurry=hungry.is_set),
+                                 _chunks(srcs, chunk_rows, errors, lang, progress)), hungry)
         try:
             for _ in iter(lambda: run.add_next(chunks), False):
                 pass
@@ -175,11 +178,12 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
         yield _drain(pending) if pending else None
 
 
-def _read_ahead(chunks: Iterator) -> Iterator:
-    """The chunks, read and typed (see ``_GameRun.prepare``) one ahead by a thread: Arrow
-    and numpy work on the next chunk mostly without holding the GIL while this one is
-    audited, which puts the machine's second core to work. Besides the chunk being audited,
-    one waits and the reader builds the next. An error in the reader is raised here, in the
+def _read_ahead(chunks: Iterator, hungry: threading.Event | None = None) -> Iterator:
+    """The chunks, read and prepared (see ``_GameRun.prepare``) one ahead by a thread: the
+    compiled parsers, Arrow and numpy work on the next chunk mostly without holding the GIL
+    while this one is audited, which puts the machine's second core to work. Besides the
+    chunk being audited, one waits and the reader builds the next. ``hungry`` is set while
+    the auditing thread waits for a chunk. An error in the reader is raised here, in the
     auditing thread. (The progress callback is called by the reader, as it opens each file.)"""
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
@@ -207,7 +211,11 @@ def _read_ahead(chunks: Iterator) -> Iterator:
     reader.start()
     try:
         while True:
+            if hungry is not None and ready.empty():
+                hungry.set()
             got = [ready.get()]
+            if hungry is not None:
+                hungry.clear()
             if got[0][0] is end:
                 if got[0][1] is not None:
                     raise got[0][1]
@@ -251,22 +259,25 @@ def _out_of_range(table: HandTable, game: str) -> list[tuple[np.ndarray, str, st
     return out
 
 
-def _round_consistency(table: HandTable, game: str) -> list[tuple[np.ndarray, str, str]]:
-    """Round fields repeated on each hand row must agree within the round."""
-    df = table.df
-    codes, _ = pd.factorize(df["_rkey"], sort=False)
-    if not len(codes):
-        return []
-    first = np.full(codes.max() + 1, -1, np.int64)
-    first[codes[::-1]] = np.arange(len(codes))[::-1]
-    ref = first[codes]
-    rows = np.arange(len(codes))
+def _round_consistency(table: HandTable, game: str, first: np.ndarray) -> list[tuple[np.ndarray, str, str]]:
+    """Round fields repeated on each hand row must agree within the round (``first``: the
+    first row of each row's round)."""
     out = []
+    rows = np.arange(len(first))
     for col in columns_of(game):
         if not col.round_level or col.name in ("table_id", "round_id"):
             continue
-        out.append((~same_text(table.runs[col.name], rows, ref), col.name, "reject.round_fields_differ"))
+        out.append((~same_text(table.runs[col.name], rows, first), col.name, "reject.round_fields_differ"))
     return out
+
+
+def _first_rows(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(the first row of each round, in the order of ``_rkey``; the round of each row, an
+    index into it)."""
+    rkey = df["_rkey"].to_numpy()
+    order = np.argsort(rkey, kind="stable")
+    _, of_round, counts = unique_groups(rkey, order)
+    return order[np.cumsum(counts) - counts], of_round
 
 
 @dataclass
@@ -277,6 +288,11 @@ class _Prepared:
     rejects: pd.DataFrame
     card_rows: np.ndarray  # rows with an unreadable card
     card_text: tuple[list[str], list[str]]
+    # Set by ``_GameRun._examine``:
+    problems: list[tuple[np.ndarray, str, str]] | None = None  # (rows, field, reason) found in the chunk alone
+    parsed: np.ndarray | None = None  # rows whose every field parsed
+    order: np.ndarray | None = None  # the rows in the audit's order
+    rounds: tuple[np.ndarray, np.ndarray] | None = None  # see _round_hashes
 
 
 class _GameRun:
@@ -291,7 +307,7 @@ class _GameRun:
         self.profiles = ProfileSet(game, list(profiles))
         # per rule: rounds checked, violations, note, error (a check that raised)
         self.stats = {r.code: [0, 0, "", ""] for r in self.plugin.spec.rule}
-        self.findings: list[dict] = []  # columns of findings, see _findings
+        self.findings: list[dict] = []  # columns of findings per chunk, see _findings
         self.rejects: list[pd.DataFrame] = []
         self.rejected_records: dict[str, int] = {}
         self.audited_records: dict[str, int] = {}
@@ -311,10 +327,11 @@ class _GameRun:
             return False
         return True
 
-    def prepare(self, frame: pa.Table | None) -> _Prepared:
-        """A chunk's rows typed. Pure, so it runs in the reader thread while the chunk before
-        is audited; the rest (keys, validation, order) stays in the auditing thread, which
-        keeps the two threads about equally busy."""
+    def prepare(self, frame: pa.Table | None, hurry: Callable[[], bool] = lambda: False) -> _Prepared:
+        """A chunk's rows typed, then examined (``_examine``) unless ``hurry()`` says that the
+        auditing thread is waiting for it, which then examines it itself: so the work is
+        shared between the two threads as each is free. Pure, so it runs in the reader thread
+        while the chunk before is audited."""
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)
@@ -322,20 +339,35 @@ class _GameRun:
         card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], len(frame))
         card_text = _card_text(frame, table, card_rows)
         del frame  # its strings are freed as soon as they are typed
-        return _Prepared(table, rejects, card_rows, card_text)
+        prepared = _Prepared(table, rejects, card_rows, card_text)
+        if not hurry():
+            self._examine(prepared)
+        return prepared
+
+    def _examine(self, prepared: _Prepared) -> None:
+        """What a chunk's rows and rounds say of themselves (validation), the audit's order
+        of its rows, and the hashes of its rounds. Pure, like ``prepare``."""
+        table = prepared.table
+        _add_round_keys(table.df)
+        # Structural checks speak only of rows whose fields all parsed: a row with an
+        # unreadable card is not also reported for having "too few cards".
+        prepared.parsed = parsed = ~_row_mask(prepared.rejects, len(table.df))
+        first, of_round = _first_rows(table.df)
+        problems = (self.plugin.validate(table) + _round_consistency(table, self.game, first[of_round])
+                    + _out_of_range(table, self.game))
+        prepared.problems = [(mask & parsed, f, r) for mask, f, r in problems]
+        prepared.order = _audit_order(table.df)
+        prepared.rounds = _round_hashes(table.df, first, of_round)
 
     def add(self, prepared: _Prepared) -> None:
         p, game = self.plugin, self.game
+        if prepared.order is None:
+            self._examine(prepared)
         table, rejects, card_rows, card_text = prepared.table, prepared.rejects, prepared.card_rows, prepared.card_text
+        problems, parsed, order = prepared.problems, prepared.parsed, prepared.order
+        problems.append((self._seen_before(prepared.rounds) & parsed, "round_id", "reject.round_repeated"))
         df = table.df
         del prepared
-        _add_round_keys(df)
-        # Structural checks speak only of rows whose fields all parsed: a row with an
-        # unreadable card is not also reported for having "too few cards".
-        parsed = ~_row_mask(rejects, len(df))
-        problems = p.validate(table) + _round_consistency(table, game) + _out_of_range(table, game)
-        problems.append((self._seen_before(df), "round_id", "reject.round_repeated"))
-        problems = [(mask & parsed, f, r) for mask, f, r in problems]
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
         # A round is audited whole or not at all: its other rows are rejected too, each
@@ -353,12 +385,12 @@ class _GameRun:
         self.rejects.append(rejects)
 
         card_faults = _card_faults(df, card_text, card_rows)
-        order = _audit_order(df)
         accepted = _select(table, order[~in_bad_round[order]])
         for file, count in _records_per_file(accepted.df).items():
             self.audited_records[file] = self.audited_records.get(file, 0) + count
         del table, df
         ctx = p.context(accepted, self.profiles, card_faults, self.previous)
+        violated = []
         for rule in p.spec.rule:
             try:
                 result = p.checks[rule.code](ctx)
@@ -377,7 +409,9 @@ class _GameRun:
             if result.note and not self.stats[rule.code][2]:
                 self.stats[rule.code][2] = t(result.note, self.lang)
             if violations:
-                self.findings.append(_findings(rule, result, self.lang))
+                violated.append((rule, result))
+        if violated:
+            self.findings.append(_findings(violated, self.lang))
 
         times = accepted.df["started_at"]
         if len(times):
@@ -394,22 +428,17 @@ class _GameRun:
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
         self.previous = _last_per_table(accepted.df, card_faults, self.previous, game)
 
-    def _seen_before(self, df: pd.DataFrame) -> np.ndarray:
+    def _seen_before(self, rounds: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """Rows of a round that an earlier chunk already held (its rows were not together
-        in the export, or another file repeats it). Hashed once per round, not per row."""
-        if not len(df):
-            return np.zeros(0, bool)
-        rkey = df["_rkey"].to_numpy()
-        first = np.unique(rkey, return_index=True)[1]
-        keys, of_round = np.unique(_hashed(df["table_id"], first) * np.uint64(1_000_003)
-                                   ^ _hashed(df["round_id"], first), return_inverse=True)
+        in the export, or another file repeats it); ``rounds`` from ``_round_hashes``."""
+        keys, of_row = rounds
         at = np.searchsorted(self.seen, keys)
         again = np.zeros(len(keys), bool)
         if len(self.seen):
             again = (at < len(self.seen)) & (self.seen[np.minimum(at, len(self.seen) - 1)] == keys)
         # Kept sorted by inserting, not re-sorting: the cost of a chunk does not grow with the log.
         self.seen = np.insert(self.seen, at[~again], keys[~again])
-        return again[of_round][np.searchsorted(rkey[first], rkey)]
+        return again[of_row]
 
     def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
         for rej in record_rejects:
@@ -425,7 +454,7 @@ class _GameRun:
                 self.stats[rule.code][0] = int(result.applies.sum())
                 self.stats[rule.code][1] = int(result.violates.sum())
                 if result.violates.any():
-                    self.findings.append(_findings(rule, result, self.lang))
+                    self.findings.append(_findings([(rule, result)], self.lang))
         rules = []
         for rule in self.plugin.spec.rule:
             checked, violations, note, error = self.stats[rule.code]
@@ -440,6 +469,16 @@ class _GameRun:
                 "audited_records": self.audited_records,
                 "tables": self.tables,
                 "first": self.first, "last": self.last, "totals": self.totals}
+
+
+def _round_hashes(df: pd.DataFrame, first: np.ndarray, of_round: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct 64-bit hashes of the chunk's rounds, the hash of each row's round
+    as an index into them): a round is hashed once, at its first row, not per row."""
+    if not len(df):
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    keys, of_hash = np.unique(_hashed(df["table_id"], first) * np.uint64(1_000_003)
+                              ^ _hashed(df["round_id"], first), return_inverse=True)
+    return keys, of_hash[of_round]
 
 
 def _hashed(values: pd.Series, rows: np.ndarray) -> np.ndarray:
@@ -592,55 +631,70 @@ def _money(values: np.ndarray | None, idx: np.ndarray, scale: int) -> np.ndarray
     return cents_text(cents_from_scaled(values[idx], scale)).astype(object)
 
 
-def _findings(rule, result: CheckResult, lang: str) -> dict[str, np.ndarray | pd.Series]:
-    """The columns of one row per violation of ``result``. The violating rows are taken
-    first and only they are converted to text, so the cost follows the number of findings,
-    not of rounds. Times stay times until ``_finding_frame`` writes them all at once."""
-    idx = np.flatnonzero(result.violates)
-    f = result.frame
-    n = len(idx)
-
-    def col(name, default=None):
-        return _plain_at(f[name], idx).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
-
-    def whole(name):
-        values = col(name)
-        return np.array([None if v is None or pd.isna(v) else int(v) for v in values], dtype=object)
-
-    title = rule.title_in(lang)
-    if result.reason is not None and result.reasons:
-        texts = np.array([f"{title}: {t(k, lang)}" for k in result.reasons], dtype=object)
-        message = texts[result.reason[idx]]
-    else:
-        message = np.full(n, title, dtype=object)
-    expected = _money(result.expected, idx, result.scale)
-    observed = _money(result.observed, idx, result.scale)
-    if result.expected is not None and result.observed is not None and not result.bound_only:
-        impact = _money(result.observed[idx].astype(np.int64) - result.expected[idx].astype(np.int64),
-                        slice(None), result.scale)
-    else:
+def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
+    """The columns of one row per violation of each (rule, result), in that order. Only the
+    violating rows are converted to text, so the cost follows the number of findings, not of
+    rounds; the rows of a frame that several rules share are gathered together, one pass per
+    column."""
+    parts = [(rule, result, np.flatnonzero(result.violates)) for rule, result in results]
+    frames: dict[int, tuple[pd.DataFrame, list[np.ndarray]]] = {}
+    for _, result, idx in parts:
+        frames.setdefault(id(result.frame), (result.frame, []))[1].append(idx)
+    located: dict[int, dict[str, np.ndarray | pd.Series]] = {}
+    for key, (f, idxs) in frames.items():
+        rows = np.concatenate(idxs)
+        n = len(rows)
+        cols = {name: _plain_at(f[name], rows).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
+                for name, default in (("table_id", ""), ("round_id", ""), ("dealer_id", None), ("_file", None))}
+        for name in ("seat", "hand", "_line"):
+            values = _plain_at(f[name], rows).to_numpy(dtype=object) if name in f else np.full(n, None, dtype=object)
+            cols[name] = np.array([None if v is None or pd.isna(v) else int(v) for v in values], dtype=object)
+        cols["started_at"] = np.full(n, None, dtype=object)
+        if "started_at" in f:  # as Lima ISO 8601 text
+            times = pd.to_datetime(f["started_at"].take(rows), utc=True).dt.tz_convert(LIMA)
+            cols["started_at"][:] = [None if pd.isna(s) else s.isoformat() for s in times]
+        located[key] = cols
+    taken = dict.fromkeys(frames, 0)
+    out: dict[str, list] = {c: [] for c in FINDING_COLUMNS}
+    for rule, result, idx in parts:
+        n = len(idx)
+        key = id(result.frame)
+        at = slice(taken[key], taken[key] + n)
+        taken[key] += n
+        cols = located[key]
+        title = rule.title_in(lang)
+        if result.reason is not None and result.reasons:
+            texts = np.array([f"{title}: {t(k, lang)}" for k in result.reasons], dtype=object)
+            message = texts[result.reason[idx]]
+        else:
+            message = np.full(n, title, dtype=object)
         impact = np.full(n, None, dtype=object)
-    evidence = result.evidence(idx) if result.evidence else {}
-    ev_rows = np.empty(n, dtype=object)
-    ev_rows[:] = [dict(zip(evidence, row)) for row in zip(*evidence.values())] if evidence else [{} for _ in range(n)]
-    started = (pd.to_datetime(f["started_at"].take(idx), utc=True).reset_index(drop=True) if "started_at" in f
-               else pd.Series(pd.NaT, index=range(n), dtype="datetime64[ns, UTC]"))
-    constant = {"code": rule.code, "game": rule.game, "directive": rule.directive, "article": rule.article,
-                "source": rule.source, "severity": rule.severity}
-    return {**{k: np.full(n, v, dtype=object) for k, v in constant.items()},
-            "table_id": col("table_id", ""), "round_id": col("round_id", ""),
-            "seat": whole("seat"), "hand": whole("hand"),
-            "started_at": started, "dealer_id": col("dealer_id"), "message": message,
-            "expected": expected, "observed": observed, "impact": impact, "evidence": ev_rows,
-            "file": col("_file"), "line": whole("_line")}
+        if result.expected is not None and result.observed is not None and not result.bound_only:
+            impact = _money(result.observed[idx].astype(np.int64) - result.expected[idx].astype(np.int64),
+                            slice(None), result.scale)
+        evidence = result.evidence(idx) if result.evidence else {}
+        ev_rows = np.empty(n, dtype=object)
+        ev_rows[:] = [dict(zip(evidence, row)) for row in zip(*evidence.values())] if evidence else [{} for _ in range(n)]
+        constant = {"code": rule.code, "game": rule.game, "directive": rule.directive, "article": rule.article,
+                    "source": rule.source, "severity": rule.severity}
+        for k, v in constant.items():
+            out[k].append(np.full(n, v, dtype=object))
+        for k in ("table_id", "round_id", "seat", "hand", "dealer_id"):
+            out[k].append(cols[k][at])
+        out["started_at"].append(cols["started_at"][at])
+        out["message"].append(message)
+        out["expected"].append(_money(result.expected, idx, result.scale))
+        out["observed"].append(_money(result.observed, idx, result.scale))
+        out["impact"].append(impact)
+        out["evidence"].append(ev_rows)
+        out["file"].append(cols["_file"][at])
+        out["line"].append(cols["_line"][at])
+    return {c: np.concatenate(v) for c, v in out.items()}
 
 
 def _finding_frame(parts: list[dict]) -> pd.DataFrame:
-    """One frame of the findings' columns of every rule and chunk, the times written as
-    Lima ISO 8601 text in one pass."""
+    """One frame of the findings' columns of every chunk."""
     if not parts:
         return pd.DataFrame(columns=FINDING_COLUMNS)
-    columns = {c: np.concatenate([p[c] for p in parts]) for c in FINDING_COLUMNS if c != "started_at"}
-    times = pd.concat([p["started_at"] for p in parts], ignore_index=True).dt.tz_convert(LIMA)
-    columns["started_at"] = np.array([None if pd.isna(s) else s.isoformat() for s in times], dtype=object)
-    return pd.DataFrame(columns, columns=FINDING_COLUMNS, dtype=object)
+    return pd.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in FINDING_COLUMNS},
+                        columns=FINDING_COLUMNS, dtype=object)

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.cards import RANKS, SUITS, format_cards, parse_cards
+from auditor.checks.base import unique_groups
 from auditor.games.blackjack import SCALE, Outcome, hand_value, settle_main, totals
 from auditor.money import parse_money
 
@@ -273,3 +274,15 @@ def test_money_parser_matches_the_reference_on_a_long_column():
             got, want = parse_money(column, signed=signed), _reference_parse_money(column, signed=signed)
             assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
 
+
+@FAST
+@given(st.lists(st.integers(-3, 40), max_size=60), st.integers(1, 7))
+def test_unique_groups_is_numpy_unique(values, coarse):
+    """The groups of a key, and of a coarser key sorted by the finer key's order, as
+    ``np.unique`` gives them."""
+    keys = np.array(values, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    for got, want in ((unique_groups(keys), np.unique(keys, return_inverse=True, return_counts=True)),
+                      (unique_groups(keys // coarse, order),
+                       np.unique(keys // coarse, return_inverse=True, return_counts=True))):
+        assert all(g.tolist() == w.tolist() for g, w in zip(got, want))

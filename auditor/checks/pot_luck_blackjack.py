@@ -16,7 +16,7 @@ from ..games import blackjack as bj
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..cards import cards_text
-from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch, letter_counts, letters_text, money_text, column_values, joined
+from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, unique_groups
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -52,9 +52,10 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     # key, then seat and hand (each parsed into -1..10000, hence the base 10,003).
     seat_key = df["_rkey"].to_numpy() * 10_003 + (df["seat"].to_numpy().astype(np.int64) + 1)
     hand_key = seat_key * 10_003 + (hand.astype(np.int64) + 1)
-    hands, of_hand, copies = np.unique(hand_key, return_inverse=True, return_counts=True)
+    order = np.argsort(hand_key, kind="stable")  # sorts the seats too
+    hands, of_hand, copies = unique_groups(hand_key, order)
     out.append((copies[of_hand] > 1, "hand", "reject.plb.duplicate_hand"))
-    seats, of_seat, size = np.unique(seat_key, return_inverse=True, return_counts=True)
+    seats, of_seat, size = unique_groups(seat_key, order)
     hmax = group_max(hand, of_seat, len(seats), initial=np.int16(-1))
     out.append((hmax[of_seat] != size[of_seat] - 1, "hand", "reject.plb.hand_numbering"))
     is_child = split_from >= 0
