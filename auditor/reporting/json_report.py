@@ -12,6 +12,7 @@ import json
 import math
 from datetime import date, datetime
 from decimal import Decimal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,8 @@ __all__ = ["build_report", "write_json", "dumps", "plain", "finding_records", "r
 def plain(value: Any) -> Any:
     """A JSON-ready, float-free copy of ``value`` (numpy scalars, NaN, Decimals, timestamps
     and containers included)."""
+    if type(value) is str:  # the usual value: first
+        return value
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, np.generic):
@@ -92,18 +95,17 @@ def _column(findings: pd.DataFrame, name: str) -> list:
 
 
 def finding_records(findings: pd.DataFrame) -> list[dict]:
-    """Every finding row validated through the frozen :class:`Finding` model, dumped in JSON
-    mode (amounts as decimal strings). Columns are converted whole, then the rows validated
-    in one pass (a report of 100,000 findings takes about a second)."""
+    """Every finding row, validated through the frozen :class:`Finding` model. Columns are
+    converted whole to their JSON form (amounts as decimal strings), then the rows validated
+    in one pass; the rows are the records, as the model's own JSON dump of them would be
+    (``tests/test_reports.py`` holds the two equal)."""
     fields = list(Finding.model_fields)
     columns = [_column(findings, k) for k in fields]
-    out: list[dict] = []
-    # In slices, so that only one slice's rows and models exist beside the records (a report
-    # of 100,000 findings would otherwise hold three copies of them at once).
-    for lo in range(0, len(findings), _SLICE):
-        rows = [dict(zip(fields, values)) for values in zip(*(c[lo:lo + _SLICE] for c in columns))]
-        out += _FINDINGS.dump_python(_FINDINGS.validate_python(rows), mode="json")
-    return out
+    rows = [dict(zip(fields, values)) for values in zip(*columns)]
+    # In slices, so that only one slice's models exist beside the rows.
+    for lo in range(0, len(rows), _SLICE):
+        _FINDINGS.validate_python(rows[lo:lo + _SLICE])
+    return rows
 
 
 _SLICE = 10_000
@@ -243,17 +245,33 @@ def build_report(result, *, generated_at: str | None = None, filters: ReportFilt
     }
 
 
-_FORMAT = {"ensure_ascii": False, "indent": 1, "sort_keys": True, "allow_nan": False}
+_FORMAT = {"ensure_ascii": False, "sort_keys": True, "allow_nan": False}
+# The long lists: one record per line, compact. Python's JSON encoder is several times
+# slower with indentation, and a line per finding also reads and diffs well.
+_RECORD_LISTS = ("findings", "rejected")
+
+
+def _encoded(report: dict) -> Iterator[str]:
+    """The report's JSON text in pieces: keys sorted, one space of indentation per level,
+    each finding and rejected row on a line of its own."""
+    yield "{"
+    for i, key in enumerate(sorted(report)):
+        value = report[key]
+        yield ("," if i else "") + "\n " + json.dumps(key, ensure_ascii=False) + ": "
+        if key in _RECORD_LISTS and value:
+            yield "[\n  " + ",\n  ".join(json.dumps(r, separators=(",", ":"), **_FORMAT) for r in value) + "\n ]"
+        else:  # a JSON text has no raw newline inside a string: every newline can take the indent
+            yield json.dumps(value, indent=1, **_FORMAT).replace("\n", "\n ")
+    yield "\n}\n"
 
 
 def dumps(report: dict) -> str:
-    return json.dumps(report, **_FORMAT) + "\n"
+    return "".join(_encoded(report))
 
 
 def write_json(result, path, *, report: dict | None = None) -> Path:
     """Write the JSON report of ``result`` to ``path`` (UTF-8); returns the path."""
     path = Path(path)
     with path.open("w", encoding="utf-8") as fh:  # written as encoded: no copy of the whole text
-        json.dump(report if report is not None else build_report(result), fh, **_FORMAT)
-        fh.write("\n")
+        fh.writelines(_encoded(report if report is not None else build_report(result)))
     return path
