@@ -654,7 +654,18 @@ def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
             times = pd.to_datetime(f["started_at"].take(rows), utc=True).dt.tz_convert(LIMA)
             cols["started_at"][:] = [None if pd.isna(s) else s.isoformat() for s in times]
         located[key] = cols
+    # Evidence too: rules that share an evidence function (a bound method of the context
+    # compares equal to itself) have it computed once, over all their rows.
+    shared: dict = {}
+    for _, result, idx in parts:
+        if result.evidence:
+            shared.setdefault(result.evidence, []).append(idx)
+    evidence: dict = {}
+    for explain, idxs in shared.items():
+        values = explain(np.concatenate(idxs))
+        evidence[explain] = [dict(zip(values, row)) for row in zip(*values.values())] if values else None
     taken = dict.fromkeys(frames, 0)
+    used = dict.fromkeys(evidence, 0)
     out: dict[str, list] = {c: [] for c in FINDING_COLUMNS}
     for rule, result, idx in parts:
         n = len(idx)
@@ -672,9 +683,12 @@ def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
         if result.expected is not None and result.observed is not None and not result.bound_only:
             impact = _money(result.observed[idx].astype(np.int64) - result.expected[idx].astype(np.int64),
                             slice(None), result.scale)
-        evidence = result.evidence(idx) if result.evidence else {}
         ev_rows = np.empty(n, dtype=object)
-        ev_rows[:] = [dict(zip(evidence, row)) for row in zip(*evidence.values())] if evidence else [{} for _ in range(n)]
+        if result.evidence and evidence[result.evidence] is not None:
+            ev_rows[:] = evidence[result.evidence][used[result.evidence]:used[result.evidence] + n]
+            used[result.evidence] += n
+        else:
+            ev_rows[:] = [{} for _ in range(n)]
         constant = {"code": rule.code, "game": rule.game, "directive": rule.directive, "article": rule.article,
                     "source": rule.source, "severity": rule.severity}
         for k, v in constant.items():

@@ -136,18 +136,27 @@ def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: p
 
 def most_copies(ctx: GameContext, shared: np.ndarray) -> np.ndarray:
     """The most copies of any one card in each round, over the hands' cards and the round's
-    ``shared`` cards (dealer or community, one row per round). Counted in blocks of rounds so
-    the count table stays small (in the CPU cache)."""
-    most = np.zeros(ctx.n_rounds, dtype=np.int64)
-    step = 8192
-    for lo in range(0, ctx.n_rounds, step):
-        hi = min(lo + step, ctx.n_rounds)
-        rows = slice(ctx.first[lo], ctx.first[hi] if hi < ctx.n_rounds else len(ctx.rid))
-        hand_cards, own = ctx.cards[rows], shared[lo:hi]
-        keys = [((ctx.rid[rows] - lo)[:, None] * 52 + hand_cards)[hand_cards >= 0],
-                (np.arange(hi - lo)[:, None] * 52 + own)[own >= 0]]
-        counts = np.bincount(np.concatenate(keys), minlength=(hi - lo) * 52).reshape(hi - lo, 52)
-        most[lo:hi] = counts.max(axis=1)
+    ``shared`` cards (dealer or community, one row per round)."""
+    return _most_copies(ctx.first, ctx.cards, shared)
+
+
+@kernel
+def _most_copies(first, cards, shared):
+    """Rows of round r are first[r] .. first[r + 1] - 1 (the engine's order)."""
+    rounds = len(first)
+    most, counts = np.zeros(rounds, np.int64), np.zeros(52, np.int64)
+    for r in range(rounds):
+        end = first[r + 1] if r + 1 < rounds else len(cards)
+        for i in range(first[r], end):
+            for k in range(cards.shape[1]):
+                if cards[i, k] >= 0:
+                    counts[cards[i, k]] += 1
+        for k in range(shared.shape[1]):
+            if shared[r, k] >= 0:
+                counts[shared[r, k]] += 1
+        for c in range(52):
+            most[r] = max(most[r], counts[c])
+            counts[c] = 0
     return most
 
 
@@ -237,7 +246,11 @@ def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarra
 
 def group_max(values: np.ndarray, group: np.ndarray, n_groups: int, initial) -> np.ndarray:
     out = np.full(n_groups, initial, dtype=values.dtype)
-    np.maximum.at(out, group, values)
+    if len(values) and np.all(group[1:] >= group[:-1]):  # the engine's order: one reduction per group
+        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        out[group[starts]] = np.maximum(np.maximum.reduceat(values, starts), initial)
+    else:
+        np.maximum.at(out, group, values)
     return out
 
 

@@ -95,12 +95,12 @@ def _columns(block, ends, ncols):
     rows = len(ends) // ncols
     lengths = np.zeros(ncols, np.int64)
     start = 0
-    for i in range(len(ends)):
-        end = ends[i]
-        if i % ncols == ncols - 1 and end > start and block[end - 1] == 13:
-            end -= 1
-        lengths[i % ncols] += end - start
-        start = ends[i] + 1
+    for r in range(rows):
+        for c in range(ncols):
+            end = ends[r * ncols + c]
+            stop = end - 1 if c == ncols - 1 and end > start and block[end - 1] == 13 else end
+            lengths[c] += stop - start
+            start = end + 1
     bases = np.zeros(ncols + 1, np.int64)
     for c in range(ncols):
         bases[c + 1] = bases[c] + lengths[c]
@@ -110,17 +110,15 @@ def _columns(block, ends, ncols):
     start = 0
     for r in range(rows):
         for c in range(ncols):
-            i = r * ncols + c
-            end = ends[i]
-            if c == ncols - 1 and end > start and block[end - 1] == 13:
-                end -= 1
+            end = ends[r * ncols + c]
+            stop = end - 1 if c == ncols - 1 and end > start and block[end - 1] == 13 else end
             offsets[c, r] = at[c] - bases[c]
             p = at[c]
-            for k in range(start, end):
+            for k in range(start, stop):
                 data[p] = block[k]
                 p += 1
             at[c] = p
-            start = ends[i] + 1
+            start = end + 1
     for c in range(ncols):
         offsets[c, rows] = at[c] - bases[c]
     return offsets, data, bases
