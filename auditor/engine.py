@@ -22,7 +22,7 @@ from . import __version__
 from .checks.base import CheckResult, categorical_objects, cents_from_scaled, round_index, unique_groups
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
-from .logs.ingest import HandTable, InputError, collect_rejects, same_text, type_rows
+from .logs.ingest import TIME_WINDOW, HandTable, InputError, collect_rejects, same_text, type_rows
 from .logs.sources import BATCH_ROWS, SUFFIXES, Source, batch_schema, open_source
 from .logs.schema import columns_of
 from .money import cents_text
@@ -154,7 +154,8 @@ def _source_order(src: Source):
     """Files in time order (then by name), so that a table's rounds arrive in time order
     across the files of successive days, whatever order the command line gave."""
     ts = pd.to_datetime(src.first_time, utc=True, errors="coerce", format="ISO8601") if src.first_time else pd.NaT
-    return (ts.value if not pd.isna(ts) else np.iinfo(np.int64).max, str(src.path))
+    known = not pd.isna(ts) and TIME_WINDOW[0] <= ts < TIME_WINDOW[1]  # (a corrupt time is no time)
+    return (ts.as_unit("ns").value if known else np.iinfo(np.int64).max, str(src.path))
 
 
 def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, progress):

@@ -92,20 +92,30 @@ def _json_scalar_to_str(value) -> str:
 
 # --- typing and validation -------------------------------------------------------------
 
+# A round's time must fall in these years: a time in year 1 or 9999 is a corrupt value, not a
+# round, and would overflow the arithmetic of dates and zones downstream.
+TIME_WINDOW = (pd.Timestamp("1900-01-01", tz="UTC"), pd.Timestamp("2200-01-01", tz="UTC"))
+
+
 def _time_column(arrow: pa.LargeStringArray):
     """(UTC times, bad). Times that all carry a zone are read by Arrow's strict ISO 8601
     cast in one kernel; any other column (a time without zone is Lima time, blanks around
-    a value) takes the careful path, which can also say which values are bad."""
+    a value) takes the careful path, which can also say which values are bad. A time
+    outside ``TIME_WINDOW`` is bad (and NaT)."""
+    parsed = None
     if len(arrow) and _all_zoned(arrow):
         try:
             parsed = pc.cast(arrow, pa.timestamp("us", tz="UTC")).to_pandas()
-            return parsed, np.zeros(len(parsed), bool)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             pass
-    text = pd.Series(pd.arrays.ArrowStringArray(arrow)).str.strip()
-    has_zone = text.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
-    text = text.where(has_zone, text + LIMA_OFFSET)
-    parsed = pd.to_datetime(text, utc=True, errors="coerce", format="ISO8601")
+    if parsed is None:
+        text = pd.Series(pd.arrays.ArrowStringArray(arrow)).str.strip()
+        has_zone = text.str.contains(r"(?:Z|[+-]\d\d:?\d\d)$", regex=True)
+        text = text.where(has_zone, text + LIMA_OFFSET)
+        parsed = pd.to_datetime(text, utc=True, errors="coerce", format="ISO8601")
+    outside = ((parsed < TIME_WINDOW[0]) | (parsed >= TIME_WINDOW[1])).to_numpy()
+    if outside.any():
+        parsed = parsed.mask(outside)
     return parsed, parsed.isna().to_numpy()
 
 

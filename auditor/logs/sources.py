@@ -24,6 +24,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -168,7 +169,8 @@ class Source:
         """(rows, invalid rows as (line in the block from 1, text)) of a block by Arrow's
         parser. Single-threaded, so that invalid rows have their line numbers; empty lines
         are read as rows of empty fields (and dropped by the caller), so that every line is
-        a row or an invalid row."""
+        a row or an invalid row. Arrow reads a quoted field on across line ends; a log has
+        one row per line, so a block where that happened is read again line by line."""
         invalid: list[tuple[int, str]] = []
 
         def skip(row) -> str:
@@ -182,7 +184,29 @@ class Source:
                                           ignore_empty_lines=False, invalid_row_handler=skip),
             convert_options=pv.ConvertOptions(column_types={n: pa.large_string() for n in self.names},
                                               strings_can_be_null=False, quoted_strings_can_be_null=False))
+        if any("\n" in text or "\r" in text for _, text in invalid) or any(
+                pc.any(pc.match_substring_regex(column, "[\r\n]")).as_py() for column in table.columns):
+            return self._by_line(block)
         return table, invalid
+
+    def _by_line(self, block: bytes) -> tuple[pa.Table, list[tuple[int, str]]]:
+        """``_parsed`` of a block whose quotes run across lines, one line at a time: a quote
+        left open ends with its line, and only that line is invalid."""
+        rows: list[list[str]] = []
+        invalid: list[tuple[int, str]] = []
+        lines = re.split(r"\r\n|\n|\r", block.decode("utf-8", "replace"))[:-1]  # (each ends with a line end)
+        for number, line in enumerate(lines, start=1):
+            try:
+                values = next(csv.reader([line], delimiter=self.delimiter), [""]) if line else [""] * len(self.names)
+            except csv.Error:
+                values = []
+            if len(values) == len(self.names):
+                rows.append(values)
+            else:
+                invalid.append((number, line))
+        columns = [pa.array(list(values), pa.large_string()) for values in zip(*rows)] if rows else \
+            [pa.array([], pa.large_string()) for _ in self.names]
+        return pa.Table.from_arrays(columns, names=self.names), invalid
 
     def _bad_rows(self, invalid: list[tuple[int, str]]) -> pa.Table:
         """Rows with the wrong number of fields: their fields as far as they go (so that the
@@ -215,7 +239,9 @@ class Source:
                         doc = json.loads(line)
                         if not isinstance(doc, dict) or not isinstance(doc.get("hands"), list) or not doc["hands"]:
                             raise ValueError("a round object with a non-empty 'hands' list is required")
-                    except (ValueError, RecursionError) as exc:
+                        if "\\u" in line:  # an escape may name half a UTF-16 pair, which is no text
+                            json.dumps(doc, ensure_ascii=False).encode("utf-8")
+                    except (ValueError, RecursionError) as exc:  # UnicodeEncodeError too
                         bad_lines.append(number)
                         bad_detail.append(str(exc)[:200])
                         continue
@@ -598,6 +624,10 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     missing = [c.name for c in expected if c.required and c.name not in names]
     if missing and kind != "jsonl":
         raise InputError(str(path), "input.missing_columns", columns=", ".join(missing))
+    # A column of the game named twice: which of the two holds the field is anyone's guess.
+    twice = sorted({n for n in names if names.count(n) > 1 and n in {c.name for c in expected}})
+    if twice:
+        raise InputError(str(path), "input.duplicate_columns", columns=", ".join(twice))
     known = {c.name for c in expected} | {"game", "hands"}
     extra = [c for c in names if c not in known]
     return Source(path=path, game=game, kind=kind, names=names, digest=_hashing().submit(sha256_of, path),
@@ -653,12 +683,14 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
-    """Rows whose every field is empty: blank lines, not records."""
-    if not table.num_rows or not names:
+    """Rows whose every field (of the columns named ``names``) is empty: blank lines, not
+    records."""
+    columns = [table.column(i) for i, n in enumerate(table.column_names) if n in set(names)]
+    if not table.num_rows or not columns:
         return np.zeros(table.num_rows, bool)
     blank = np.ones(table.num_rows, bool)
-    for n in names:
-        blank &= pc.equal(pc.binary_length(table.column(n)), 0).to_numpy(zero_copy_only=False)
+    for column in columns:
+        blank &= pc.equal(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
         if not blank.any():
             break
     return blank

@@ -12,6 +12,9 @@ import gzip
 import json
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 HERE = Path(__file__).resolve().parent
 FILES = HERE / "files"
 
@@ -141,6 +144,14 @@ def main() -> None:
     write("nul_bytes.csv", csv_text([{**CLEAN[0], "dealer_id": "CR\x00-1"}, *CLEAN[1:]]))
     write("huge_field.csv", csv_text([{**CLEAN[0], "cards": "AS " * 5000}, *CLEAN[1:]]))
     write("seat_not_a_number.csv", csv_text([{**CLEAN[0], "seat": "1e3"}, *CLEAN[1:]]))
+    write("times_out_of_range.csv", csv_text([{**CLEAN[0], "started_at": "0001-01-01T00:00:00Z"}, CLEAN[1], CLEAN[2],
+                                              {**CLEAN[3], "started_at": "9999-12-31T23:59:59+14:00"}]))
+    write("lone_surrogate.jsonl", jsonl_text(CLEAN).replace('"dealer_id": "CR-1"', '"dealer_id": "CR\\ud800"', 1))
+    write("reader_column_names.csv", csv_text([{**r, "_file": "x.csv", "_line": "7"} for r in CLEAN],
+                                              header=HEADER + ["_file", "_line"]))
+    columns = {h: pa.array([r[h] for r in CLEAN]) for h in HEADER}
+    pq.write_table(pa.Table.from_arrays([*columns.values(), columns["bet"]], names=[*HEADER, "bet"]),
+                   FILES / "duplicate_columns.parquet")
 
     # --- malicious content: nothing is executed, nothing written elsewhere ----------------
     evil = [DEALER_DREW | {"dealer_id": "<script>alert(1)</script>", "table_id": "../../etc/passwd",
