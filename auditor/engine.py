@@ -641,20 +641,7 @@ def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
     frames: dict[int, tuple[pd.DataFrame, list[np.ndarray]]] = {}
     for _, result, idx in parts:
         frames.setdefault(id(result.frame), (result.frame, []))[1].append(idx)
-    located: dict[int, dict[str, np.ndarray | pd.Series]] = {}
-    for key, (f, idxs) in frames.items():
-        rows = np.concatenate(idxs)
-        n = len(rows)
-        cols = {name: _plain_at(f[name], rows).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
-                for name, default in (("table_id", ""), ("round_id", ""), ("dealer_id", None), ("_file", None))}
-        for name in ("seat", "hand", "_line"):
-            values = _plain_at(f[name], rows).to_numpy(dtype=object) if name in f else np.full(n, None, dtype=object)
-            cols[name] = np.array([None if v is None or pd.isna(v) else int(v) for v in values], dtype=object)
-        cols["started_at"] = np.full(n, None, dtype=object)
-        if "started_at" in f:  # as Lima ISO 8601 text
-            times = pd.to_datetime(f["started_at"].take(rows), utc=True).dt.tz_convert(LIMA)
-            cols["started_at"][:] = [None if pd.isna(s) else s.isoformat() for s in times]
-        located[key] = cols
+    located = {key: _located(f, np.concatenate(idxs)) for key, (f, idxs) in frames.items()}
     # Evidence too: rules that share an evidence function (a bound method of the context
     # compares equal to itself) have it computed once, over all their rows.
     shared: dict = {}
@@ -705,6 +692,22 @@ def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
         out["file"].append(cols["_file"][at])
         out["line"].append(cols["_line"][at])
     return {c: np.concatenate(v) for c, v in out.items()}
+
+
+def _located(f: pd.DataFrame, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Where the findings at ``rows`` of ``f`` happened, as Python values: table, round,
+    seat, hand, dealer, file, line and the time (Lima ISO 8601 text)."""
+    n = len(rows)
+    cols = {name: _plain_at(f[name], rows).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
+            for name, default in (("table_id", ""), ("round_id", ""), ("dealer_id", None), ("_file", None))}
+    for name in ("seat", "hand", "_line"):
+        values = _plain_at(f[name], rows).to_numpy(dtype=object) if name in f else np.full(n, None, dtype=object)
+        cols[name] = np.array([None if v is None or pd.isna(v) else int(v) for v in values], dtype=object)
+    cols["started_at"] = np.full(n, None, dtype=object)
+    if "started_at" in f:
+        times = pd.to_datetime(f["started_at"].take(rows), utc=True).dt.tz_convert(LIMA)
+        cols["started_at"][:] = [None if pd.isna(s) else s.isoformat() for s in times]
+    return cols
 
 
 def _finding_frame(parts: list[dict]) -> pd.DataFrame:

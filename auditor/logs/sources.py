@@ -145,9 +145,8 @@ class Source:
                 raise InputError(str(self.path), "input.unparsable_at", line=next_line,
                                  error=_first_line(exc)[:200]) from None
             n = table.num_rows
-            # Valid rows take the line numbers that the invalid rows did not. (Arrow numbers
-            # rows: within a block, a quoted field over two lines shifts the later numbers by
-            # one; the next block starts again at its true line.)
+            # Every line of a block is a row or an invalid row: the valid rows take the line
+            # numbers that the invalid rows did not.
             lines = np.arange(next_line, next_line + n + len(invalid))
             if invalid:
                 invalid = [(next_line - 1 + num, text) for num, text in invalid]
@@ -685,7 +684,8 @@ def _first_line(exc: BaseException) -> str:
 def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
     """Rows whose every field (of the columns named ``names``) is empty: blank lines, not
     records."""
-    columns = [table.column(i) for i, n in enumerate(table.column_names) if n in set(names)]
+    names = set(names)
+    columns = [table.column(i) for i, n in enumerate(table.column_names) if n in names]
     if not table.num_rows or not columns:
         return np.zeros(table.num_rows, bool)
     blank = np.ones(table.num_rows, bool)
