@@ -21,7 +21,8 @@ from ..money import cents_text
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
            "positions_result", "card_faults_result", "pay_limit_result", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
-           "group_any", "cents_from_scaled", "letter_counts", "categorical_objects"]
+           "group_any", "cents_from_scaled", "letter_counts", "categorical_objects", "text_codes",
+           "unique_groups", "seat_keys", "KEY_BASE"]
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,15 @@ def cents_from_scaled(values: np.ndarray, scale: int) -> np.ndarray:
     """Exact céntimos × scale to céntimos, rounding half away from zero (for display)."""
     values = values.astype(np.int64)
     return np.sign(values) * ((np.abs(values) + scale // 2) // scale)
+
+
+# Seats and hands are parsed into -1..10000: one more than that is the base of a key.
+KEY_BASE = 10_003
+
+
+def seat_keys(df: pd.DataFrame) -> np.ndarray:
+    """An integer per row naming its round and seat (from the engine's ``_rkey``)."""
+    return df["_rkey"].to_numpy() * KEY_BASE + (df["seat"].to_numpy().astype(np.int64) + 1)
 
 
 def unique_groups(keys: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

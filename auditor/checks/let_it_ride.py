@@ -20,7 +20,7 @@ from ..games import poker
 from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..profiles import ProfileSet
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_text, column_values, joined
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_text, column_values, joined, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -40,8 +40,7 @@ def _pull_codes(values: pd.Series) -> np.ndarray:
 def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
     df = table.df
-    # The round key, then the seat (parsed into -1..10000, hence the base 10,003).
-    key = df["_rkey"].to_numpy() * 10_003 + (df["seat"].to_numpy().astype(np.int64) + 1)
+    key = seat_keys(df)
     return [
         (_pull_codes(df["pulled_1"]) < 0, "pulled_1", "reject.lir.bad_pull"),
         (_pull_codes(df["pulled_2"]) < 0, "pulled_2", "reject.lir.bad_pull"),

@@ -16,7 +16,7 @@ from ..games import blackjack as bj
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..cards import cards_text
-from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, unique_groups
+from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -48,10 +48,10 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     out.append(((hand == 0) & (split_from >= 0), "split_from", "reject.plb.bad_split_from"))
 
     # Hands of a seat must be numbered 0..k with no gap or repeat, and a hand's number of
-    # splits must equal the hands that name it as their parent. Keys are integers: the round
-    # key, then seat and hand (each parsed into -1..10000, hence the base 10,003).
-    seat_key = df["_rkey"].to_numpy() * 10_003 + (df["seat"].to_numpy().astype(np.int64) + 1)
-    hand_key = seat_key * 10_003 + (hand.astype(np.int64) + 1)
+    # splits must equal the hands that name it as their parent. Keys are integers: the seat's
+    # key, then the hand.
+    seat_key = seat_keys(df)
+    hand_key = seat_key * KEY_BASE + (hand.astype(np.int64) + 1)
     order = np.argsort(hand_key, kind="stable")  # sorts the seats too
     hands, of_hand, copies = unique_groups(hand_key, order)
     out.append((copies[of_hand] > 1, "hand", "reject.plb.duplicate_hand"))
@@ -59,7 +59,7 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     hmax = group_max(hand, of_seat, len(seats), initial=np.int16(-1))
     out.append((hmax[of_seat] != size[of_seat] - 1, "hand", "reject.plb.hand_numbering"))
     is_child = split_from >= 0
-    parent_key = seat_key[is_child] * 10_003 + (split_from[is_child].astype(np.int64) + 1)
+    parent_key = seat_key[is_child] * KEY_BASE + (split_from[is_child].astype(np.int64) + 1)
     at = np.minimum(np.searchsorted(hands, parent_key), len(hands) - 1)
     named = hands[at] == parent_key
     have = np.bincount(at[named], minlength=len(hands))[of_hand]

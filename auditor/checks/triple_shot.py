@@ -19,7 +19,7 @@ from ..games import poker
 from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch, letter_counts, letters_text, money_text, column_values, joined
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -42,8 +42,7 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     count = table.matrices["cards"].count.astype(np.int16)
     dcount = table.matrices["dealer_cards"].count.astype(np.int16)
     dbc = df["dealer_bj_count"].to_numpy().astype(np.int16)
-    # The round key, then the seat (parsed into -1..10000, hence the base 10,003).
-    key = df["_rkey"].to_numpy() * 10_003 + (df["seat"].to_numpy().astype(np.int64) + 1)
+    key = seat_keys(df)
     return [
         (pd.Series(key).duplicated(keep=False).to_numpy(), "seat", "reject.ts.duplicate_seat"),
         ((count >= 2) & (ts.bj_count(n[HIT], n[DOUBLE]) > count), "actions", "reject.ts.cards_vs_actions"),

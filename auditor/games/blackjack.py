@@ -12,6 +12,7 @@ from enum import IntEnum
 import numpy as np
 
 from ..rowwise import any_per_row
+
 __all__ = [
     "Outcome",
     "SCALE",

@@ -7,8 +7,7 @@ the wrong number of fields is passed on with its fields as far as they go and a 
 the ingest rejects it and, with it, the rest of its round.
 
 Encodings and dialects (``docs/log-format.md``, "Accepted encodings and dialects"): one pass
-over the bytes (the same pass that hashes the file) tells whether the text is UTF-8 (a BOM is
-allowed), else Windows-1252 (Latin-1), else neither (an error that names ``--encoding``);
+over the bytes tells whether the text is UTF-8 (a BOM is allowed), else Windows-1252 (Latin-1), else neither (an error that names ``--encoding``);
 UTF-16 is recognised by its BOM. A gzip stream is checked whole in that pass too. The CSV
 separator is read off the header line (``,`` ``;`` tab ``|``): the one that splits it into
 known column names. A decoding or separator other than UTF-8 and ``,`` is noted in the input
@@ -101,13 +100,11 @@ class Source:
         empty = pa.LargeStringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int64)), pa.py_buffer(b""))
         columns = {"_file": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)),
                                                            pa.array([str(self.path)], pa.large_string()))}
-        for c in columns_of(self.game):
-            col = table.column(c.name) if c.name in table.column_names else empty
-            columns[c.name] = pc.fill_null(col.cast(pa.large_string()), "")
-        col = table.column("_bad") if "_bad" in table.column_names else empty
-        columns["_bad"] = pc.fill_null(col.cast(pa.large_string()), "")
+        # Every reader gives large strings and int64 line numbers; a Parquet cell may be null.
+        for name in [c.name for c in columns_of(self.game)] + ["_bad"]:
+            columns[name] = pc.fill_null(table.column(name), "") if name in table.column_names else empty
         for name in ("_line", "_record"):
-            columns[name] = table.column(name).cast(pa.int64())
+            columns[name] = table.column(name)
         return pa.table(columns, schema=batch_schema(self.game))
 
     # --- readers ----------------------------------------------------------------------
