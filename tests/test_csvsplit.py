@@ -50,10 +50,11 @@ def blocks(draw):
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(blocks())
-def test_a_plain_block_splits_as_arrow_parses_it(case):
+@given(blocks(), st.data())
+def test_a_plain_block_splits_as_arrow_parses_it(case, data):
     block, ncols, delimiter = case
-    columns = split_plain(np.frombuffer(block, np.uint8), ncols, delimiter)
+    repeated = data.draw(st.sets(st.integers(0, ncols - 1)))  # run-encoded: the same values
+    columns = split_plain(np.frombuffer(block, np.uint8), ncols, delimiter, sorted(repeated))
     table, invalid = _arrow(block, ncols, delimiter)
     if b'"' not in block:  # every line is a row or an invalid row
         assert line_count(np.frombuffer(block, np.uint8)) == table.num_rows + len(invalid)
@@ -63,6 +64,9 @@ def test_a_plain_block_splits_as_arrow_parses_it(case):
     for c, column in enumerate(columns):
         column.validate(full=True)
         assert column.to_pylist() == table.column(c).to_pylist()
+        if c in repeated:  # one entry per run of equal neighbours
+            values = column.to_pylist()
+            assert len(column.dictionary) == sum(i == 0 or v != values[i - 1] for i, v in enumerate(values))
 
 
 def test_what_is_not_plain_is_declined():

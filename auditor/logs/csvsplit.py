@@ -17,17 +17,26 @@ from ..compiled import kernel
 
 __all__ = ["split_plain", "last_line_end", "line_count"]
 
-def split_plain(block: np.ndarray, ncols: int, delimiter: str) -> list[pa.LargeStringArray] | None:
+def split_plain(block: np.ndarray, ncols: int, delimiter: str, repeated=()) -> list[pa.Array] | None:
     """The ``ncols`` columns of ``block`` (whole lines, each ended by ``\\n`` or
-    ``\\r\\n``) as large strings, or None when the block is not plain."""
+    ``\\r\\n``) as large strings, or None when the block is not plain. The columns whose
+    index is in ``repeated`` (a round's fields, repeated on each of its rows) come
+    run-encoded: a dictionary array whose entries are the runs of equal neighbouring values,
+    so a value is copied once per round, not once per row."""
     lines = int(np.count_nonzero(block == 10))
     ends = _field_ends(block, ncols, ord(delimiter), lines)
     if ends is None:
         return None
-    offsets, data, bases = _columns(block, ends, ncols)
-    return [pa.LargeStringArray.from_buffers(lines, pa.py_buffer(offsets[c]),
-                                             pa.py_buffer(data[bases[c]:bases[c + 1]]))
-            for c in range(ncols)]
+    runs = np.zeros(ncols, np.bool_)
+    runs[list(repeated)] = True
+    offsets, data, bases, entries, index = _columns(block, ends, ncols, runs)
+    columns: list[pa.Array] = []
+    for c in range(ncols):
+        values = pa.LargeStringArray.from_buffers(int(entries[c]), pa.py_buffer(offsets[c, :entries[c] + 1]),
+                                                  pa.py_buffer(data[bases[c]:bases[c + 1]]))
+        columns.append(pa.DictionaryArray.from_arrays(pa.array(index[runs[:c].sum()], pa.int32()), values,
+                                                      safe=False) if runs[c] else values)
+    return columns
 
 
 def last_line_end(block: np.ndarray) -> int:
@@ -60,17 +69,24 @@ def _last_line_end(block):
 @kernel
 def _field_ends(block, ncols, delimiter, lines):
     """Where each field ends (its separator or line end), field after field, or None when
-    the block is not plain. Branch-free over the bytes; the line structure is then checked
-    over the separators only: every ``ncols``-th is a line end, and so are no others."""
+    the block is not plain. The line structure is then checked over the separators only:
+    every ``ncols``-th is a line end, and so are no others."""
     full = lines * ncols  # a plain block has exactly so many
     ends = np.empty(full + 1, np.int64)
     found, cr, quote = 0, 0, False
+    # Most bytes are letters and digits, above every byte looked for: one comparison passes them.
+    low = max(delimiter, 34)
     for i in range(len(block)):
         c = block[i]
-        ends[min(found, full)] = i  # past ``full``, the block is not plain: no need to keep more
-        found += (c == delimiter) | (c == 10)
-        cr += c == 13
-        quote |= c == 34
+        if c <= low:
+            if c == delimiter or c == 10:
+                if found < full:  # past ``full``, the block is not plain: no need to keep more
+                    ends[found] = i
+                found += 1
+            elif c == 13:
+                cr += 1
+            elif c == 34:
+                quote = True
     if quote or found != full or (lines and ends[found - 1] != len(block) - 1):
         return None
     start = 0
@@ -89,36 +105,60 @@ def _field_ends(block, ncols, delimiter, lines):
 
 
 @kernel
-def _columns(block, ends, ncols):
-    """(offsets of each column, one row per column; the bytes of all columns, column after
-    column; where each column's bytes begin) of the fields ending at ``ends``."""
+def _columns(block, ends, ncols, runs):
+    """(offsets of each column's entries, one row per column; the bytes of all columns,
+    column after column; where each column's bytes begin; entries per column; entry of each
+    row of each run-encoded column, one row per such column) of the fields ending at ``ends``.
+    A column is run-encoded where ``runs`` says so (a value equal to the one above it is the
+    same entry); elsewhere its entries are its rows."""
     rows = len(ends) // ncols
     lengths = np.zeros(ncols, np.int64)
+    entries = np.zeros(ncols, np.int64)
+    slot = np.cumsum(runs) - 1  # of a run-encoded column, among those
+    fresh = np.ones((rows, ncols), np.bool_)  # the field starts an entry
+    above = np.zeros((ncols, 2), np.int64)  # (start, stop) of the field above
     start = 0
     for r in range(rows):
         for c in range(ncols):
             end = ends[r * ncols + c]
             stop = end - 1 if c == ncols - 1 and end > start and block[end - 1] == 13 else end
-            lengths[c] += stop - start
+            if runs[c]:
+                if r and above[c, 1] - above[c, 0] == stop - start:
+                    same, k, a = True, start, above[c, 0]
+                    while same and k < stop:
+                        same = block[k] == block[a]
+                        k += 1
+                        a += 1
+                    fresh[r, c] = not same
+                above[c, 0], above[c, 1] = start, stop
+            if fresh[r, c]:
+                lengths[c] += stop - start
+                entries[c] += 1
             start = end + 1
     bases = np.zeros(ncols + 1, np.int64)
     for c in range(ncols):
         bases[c + 1] = bases[c] + lengths[c]
     offsets = np.empty((ncols, rows + 1), np.int64)
+    index = np.empty((slot[-1] + 1, rows), np.int32)
     data = np.empty(bases[ncols], np.uint8)
     at = bases[:ncols].copy()
+    count = np.zeros(ncols, np.int64)
     start = 0
     for r in range(rows):
         for c in range(ncols):
             end = ends[r * ncols + c]
-            stop = end - 1 if c == ncols - 1 and end > start and block[end - 1] == 13 else end
-            offsets[c, r] = at[c] - bases[c]
-            p = at[c]
-            for k in range(start, stop):
-                data[p] = block[k]
-                p += 1
-            at[c] = p
+            if fresh[r, c]:
+                stop = end - 1 if c == ncols - 1 and end > start and block[end - 1] == 13 else end
+                offsets[c, count[c]] = at[c] - bases[c]
+                count[c] += 1
+                p = at[c]
+                for k in range(start, stop):
+                    data[p] = block[k]
+                    p += 1
+                at[c] = p
+            if runs[c]:
+                index[slot[c], r] = count[c] - 1
             start = end + 1
     for c in range(ncols):
-        offsets[c, rows] = at[c] - bases[c]
-    return offsets, data, bases
+        offsets[c, count[c]] = at[c] - bases[c]
+    return offsets, data, bases, entries, index

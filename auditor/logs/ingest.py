@@ -23,7 +23,8 @@ from ..money import parse_money
 from ..rowwise import count_per_row
 from .schema import Column, Kind, columns_of
 
-__all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "LIMA_OFFSET"]
+__all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "run_coded",
+           "LIMA_OFFSET"]
 
 LIMA_OFFSET = "-05:00"
 
@@ -230,10 +231,41 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
 def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
     """(run of each row, text of each run) of a round-level column: a round's rows are
     contiguous and repeat its fields, so its values are typed once per run of equal
-    neighbours, not once per row."""
-    arr = as_large_string(column)
+    neighbours, not once per row. The reader gives such columns run-encoded (``run_coded``):
+    neighbours with the same entry are one run. (Equal text under two entries makes two
+    runs, as at the edge of two blocks: a run is never longer than the stretch of equal
+    values, which is all that typing once per run needs.)"""
+    runs, texts, base = [], [], 0
+    for chunk in column.chunks:
+        entry = chunk.indices.to_numpy(zero_copy_only=False)
+        run, starts = _equal_ints(entry)
+        runs.append(run + base)
+        texts.append(chunk.dictionary.take(pa.array(entry[starts])))
+        base += len(starts)
+    if not runs:
+        return np.zeros(0, np.int64), pa.array([], pa.large_string())
+    return np.concatenate(runs), as_large_string(pa.chunked_array(texts, pa.large_string()))
+
+
+def run_coded(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+    """A column of text run-encoded: one dictionary entry per run of equal neighbours."""
+    arr = as_large_string(values)
     run, starts = _equal_neighbours(*buffers(arr))
-    return run, arr.take(pa.array(starts))
+    return pa.DictionaryArray.from_arrays(pa.array(run.astype(np.int32)), arr.take(pa.array(starts)), safe=False)
+
+
+@kernel
+def _equal_ints(values):
+    """(run of each value, first value of each run): a run is a stretch of equal values."""
+    n = len(values)
+    run, starts = np.empty(n, np.int64), np.empty(n, np.int64)
+    runs = 0
+    for i in range(n):
+        if i == 0 or values[i] != values[i - 1]:
+            starts[runs] = i
+            runs += 1
+        run[i] = runs - 1
+    return run, starts[:runs]
 
 
 @kernel

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import functools
 import gzip
 import hashlib
 import io
@@ -38,7 +39,7 @@ import pyarrow.csv as pv
 import pyarrow.parquet as pq
 
 from .csvsplit import last_line_end, line_count, split_plain
-from .ingest import InputError, _json_scalar_to_str, _rejects, detect_game
+from .ingest import InputError, _json_scalar_to_str, _rejects, detect_game, run_coded
 from .schema import columns_of
 
 __all__ = ["Source", "open_source", "batch_schema", "sha256_of", "SUFFIXES", "BATCH_ROWS", "DELIMITERS",
@@ -95,14 +96,26 @@ class Source:
         if held is not None and held.num_rows:
             yield held
 
+    @property
+    def _repeated(self) -> list[int]:
+        """Where the round's fields, repeated on each of its rows, are among the file's columns."""
+        return [i for i, name in enumerate(self.names) if name in _round_level(self.game)]
+
     def _conform(self, table: pa.Table) -> pa.Table:
         n = table.num_rows
         empty = pa.LargeStringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int64)), pa.py_buffer(b""))
         columns = {"_file": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)),
                                                            pa.array([str(self.path)], pa.large_string()))}
-        # Every reader gives large strings and int64 line numbers; a Parquet cell may be null.
-        for name in [c.name for c in columns_of(self.game)] + ["_bad"]:
-            columns[name] = pc.fill_null(table.column(name), "") if name in table.column_names else empty
+        # Every reader gives large strings (a round's fields maybe run-encoded already) and
+        # int64 line numbers; a Parquet cell may be null.
+        for col in [*columns_of(self.game), None]:
+            name = col.name if col else "_bad"
+            column = table.column(name) if name in table.column_names else empty
+            if column.null_count:
+                column = pc.fill_null(column, "")
+            if col and col.round_level and not pa.types.is_dictionary(column.type):
+                column = run_coded(column)
+            columns[name] = column
         for name in ("_line", "_record"):
             columns[name] = table.column(name)
         return pa.table(columns, schema=batch_schema(self.game))
@@ -133,7 +146,7 @@ class Source:
                 if block is None:
                     break
                 raw = np.frombuffer(block, np.uint8)
-                columns = split_plain(raw, len(self.names), self.delimiter)
+                columns = split_plain(raw, len(self.names), self.delimiter, self._repeated)
                 if columns is not None:
                     table, invalid, count = pa.Table.from_arrays(columns, names=self.names), [], len(columns[0])
                 else:
@@ -275,14 +288,20 @@ class Source:
 
 
 def batch_schema(game: str) -> pa.Schema:
-    """The columns of every batch of ``game``: each field as text, the file it came from
-    (dictionary-encoded: one value per file), its line
-    (``_line``), its record (``_record``: the CSV row or JSON line) and ``_bad`` (the text
-    of a CSV row with the wrong number of fields, else empty)."""
+    """The columns of every batch of ``game``: each field as text (a round's fields
+    run-encoded, see ``ingest.run_coded``), the file it came from (dictionary-encoded: one
+    value per file), its line (``_line``), its record (``_record``: the CSV row or JSON line)
+    and ``_bad`` (the text of a CSV row with the wrong number of fields, else empty)."""
     return pa.schema([pa.field("_file", TEXT_CODES),
-                      *[pa.field(c.name, pa.large_string()) for c in columns_of(game)],
+                      *[pa.field(c.name, TEXT_CODES if c.round_level else pa.large_string())
+                        for c in columns_of(game)],
                       pa.field("_bad", pa.large_string()),
                       pa.field("_line", pa.int64()), pa.field("_record", pa.int64())])
+
+
+@functools.cache
+def _round_level(game: str) -> frozenset[str]:
+    return frozenset(c.name for c in columns_of(game) if c.round_level)
 
 
 def _own_columns(table: pa.Table) -> pa.Table:
@@ -687,7 +706,13 @@ def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
         return np.zeros(table.num_rows, bool)
     blank = np.ones(table.num_rows, bool)
     for column in columns:
-        blank &= pc.equal(pc.binary_length(column), 0).to_numpy(zero_copy_only=False)
+        for chunk, at in zip(column.chunks, np.cumsum([0] + [len(c) for c in column.chunks])):
+            if pa.types.is_dictionary(chunk.type):  # a run-encoded column: its entries' lengths
+                empty = pc.equal(pc.binary_length(chunk.dictionary), 0).to_numpy(zero_copy_only=False)[
+                    chunk.indices.to_numpy()]
+            else:
+                empty = pc.equal(pc.binary_length(chunk), 0).to_numpy(zero_copy_only=False)
+            blank[at:at + len(chunk)] &= empty
         if not blank.any():
             break
     return blank
