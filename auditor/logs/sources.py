@@ -145,12 +145,11 @@ class Source:
                 block = next(blocks, None)
                 if block is None:
                     break
-                raw = np.frombuffer(block, np.uint8)
-                columns = split_plain(raw, len(self.names), self.delimiter, self._repeated)
+                columns = split_plain(block, len(self.names), self.delimiter, self._repeated)
                 if columns is not None:
                     table, invalid, count = pa.Table.from_arrays(columns, names=self.names), [], len(columns[0])
                 else:
-                    (table, invalid), count = self._parsed(block), line_count(raw)
+                    (table, invalid), count = self._parsed(block), line_count(block)
             except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
                 raise InputError(str(self.path), "input.unparsable_at", line=next_line,
                                  error=_first_line(exc)[:200]) from None
@@ -174,7 +173,7 @@ class Source:
             if table.num_rows:
                 yield table
 
-    def _parsed(self, block: bytes) -> tuple[pa.Table, list[tuple[int, str]]]:
+    def _parsed(self, block: np.ndarray) -> tuple[pa.Table, list[tuple[int, str]]]:
         """(rows, invalid rows as (line in the block from 1, text)) of a block by Arrow's
         parser. Single-threaded, so that invalid rows have their line numbers; empty lines
         are read as rows of empty fields (and dropped by the caller), so that every line is
@@ -198,12 +197,12 @@ class Source:
             return self._by_line(block)
         return table, invalid
 
-    def _by_line(self, block: bytes) -> tuple[pa.Table, list[tuple[int, str]]]:
+    def _by_line(self, block: np.ndarray) -> tuple[pa.Table, list[tuple[int, str]]]:
         """``_parsed`` of a block whose quotes run across lines, one line at a time: a quote
         left open ends with its line, and only that line is invalid."""
         rows: list[list[str]] = []
         invalid: list[tuple[int, str]] = []
-        lines = re.split(r"\r\n|\n|\r", block.decode("utf-8", "replace"))[:-1]  # (each ends with a line end)
+        lines = re.split(r"\r\n|\n|\r", block.tobytes().decode("utf-8", "replace"))[:-1]  # (each ends with a line end)
         for number, line in enumerate(lines, start=1):
             try:
                 values = next(csv.reader([line], delimiter=self.delimiter), [""]) if line else [""] * len(self.names)
@@ -323,27 +322,30 @@ def _json_table(rows: list[dict]) -> pa.Table:
     return _string_table(rows, names, _json_scalar_to_str)
 
 
-def _line_blocks(stream, size: int) -> Iterator[bytes]:
-    """The text after the header line, in blocks of about ``size`` bytes of whole lines; the
-    last line is given a line end if the file has none."""
-    carry, header = b"", True
+def _line_blocks(stream, size: int) -> Iterator[np.ndarray]:
+    """The text after the header line, in blocks of about ``size`` bytes of whole lines, read
+    straight into place (each byte is copied once); the last line is given a line end if the
+    file has none."""
+    carry, header = np.zeros(0, np.uint8), True
     while True:
-        data = stream.read(size)
-        text = carry + bytes(data)
-        if not data:
-            if text:
-                text = text if text.endswith(b"\n") else text + b"\n"
-                text = text[_after_first_line(text):] if header else text
-                if text:
+        buffer = np.empty(len(carry) + size, np.uint8)
+        buffer[:len(carry)] = carry
+        got = stream.readinto(memoryview(buffer)[len(carry):])
+        text = buffer[:len(carry) + got]
+        if not got:
+            if len(text):
+                text = text if text[-1] == 10 else np.append(text, np.uint8(10))
+                text = text[_after_first_line(text.tobytes()):] if header else text
+                if len(text):
                     yield text
             return
-        end = last_line_end(np.frombuffer(text, np.uint8))
-        carry = text[end:]
+        end = last_line_end(text)
+        carry = text[end:].copy()
         if header and end:
-            text, header = text[_after_first_line(text):end], False
+            text, header = text[_after_first_line(text[:end].tobytes()):end], False
         elif end:
             text = text[:end]
-        if end and text:
+        if end and len(text):
             yield text
 
 
