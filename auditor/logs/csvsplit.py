@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..compiled import kernel
 
@@ -67,26 +68,45 @@ def _last_line_end(block):
 
 
 @kernel
+def _zero_bytes(x, low7):
+    """The high bit of each byte of ``x`` that is zero, and no other bit."""
+    return ~(((x & low7) + low7) | x | low7)
+
+
+@kernel
 def _field_ends(block, ncols, delimiter, lines):
     """Where each field ends (its separator or line end), field after field, or None when
-    the block is not plain. The line structure is then checked over the separators only:
-    every ``ncols``-th is a line end, and so are no others."""
+    the block is not plain. The bytes are read eight at a time, as a word in which the
+    separators are found all at once; the line structure is then checked over the
+    separators only: every ``ncols``-th is a line end, and so are no others."""
     full = lines * ncols  # a plain block has exactly so many
     ends = np.empty(full + 1, np.int64)
     found, cr, quote = 0, 0, False
-    # Most bytes are letters and digits, above every byte looked for: one comparison passes them.
-    low = max(delimiter, 34)
-    for i in range(len(block)):
+    words = len(block) // 8
+    ones, low7 = np.uint64(0x0101010101010101), np.uint64(0x7F7F7F7F7F7F7F7F)
+    separator, newline = np.uint64(delimiter) * ones, np.uint64(10) * ones
+    cr_byte, quote_byte = np.uint64(13) * ones, np.uint64(34) * ones  # rare: looked at byte by byte
+    text = block[:words * 8].view(np.uint64)
+    for w in range(words):
+        word = text[w]
+        if _zero_bytes(word ^ cr_byte, low7) | _zero_bytes(word ^ quote_byte, low7):
+            for i in range(w * 8, w * 8 + 8):
+                cr += block[i] == 13
+                quote |= block[i] == 34
+        marks = _zero_bytes(word ^ separator, low7) | _zero_bytes(word ^ newline, low7)
+        while marks:  # each separator, from the word's first byte (little-endian) on
+            if found < full:  # past ``full``, the block is not plain: no need to keep more
+                ends[found] = w * 8 + (trailing_zeros(marks) >> 3)
+            found += 1
+            marks &= marks - np.uint64(1)
+    for i in range(words * 8, len(block)):
         c = block[i]
-        if c <= low:
-            if c == delimiter or c == 10:
-                if found < full:  # past ``full``, the block is not plain: no need to keep more
-                    ends[found] = i
-                found += 1
-            elif c == 13:
-                cr += 1
-            elif c == 34:
-                quote = True
+        if c == delimiter or c == 10:
+            if found < full:
+                ends[found] = i
+            found += 1
+        cr += c == 13
+        quote |= c == 34
     if quote or found != full or (lines and ends[found - 1] != len(block) - 1):
         return None
     start = 0
