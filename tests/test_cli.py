@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -57,6 +59,21 @@ def test_findings_exit_1_and_fail_on(high_log, tmp_path):
     assert run("audit", high_log, "--out", tmp_path / "b", "--fail-on", "high").exit_code == 1
     assert run("audit", high_log, "--out", tmp_path / "c", "--fail-on", "critical").exit_code == 0
     assert run("audit", high_log, "--out", tmp_path / "d", "--fail-on", "none").exit_code == 0
+
+
+def test_the_installed_command_keeps_exit_codes_and_output(clean_log, high_log, tmp_path):
+    """``auditor`` (``cli.main``) ends the process without the interpreter's teardown: its
+    exit codes and everything it printed must still arrive, through pipes too."""
+    def command(*args):
+        return subprocess.run([sys.executable, "-c", "from auditor.cli import main; main()", *map(str, args)],
+                              capture_output=True, text=True, timeout=120)
+    clean, high = command("audit", clean_log, "--out", tmp_path / "a"), command("audit", high_log, "--out", tmp_path / "b")
+    assert (clean.returncode, high.returncode) == (0, 1), (clean.stderr, high.stderr)
+    assert "1 hallazgos" in high.stderr and str(tmp_path / "b" / "audit-report.json") in high.stderr
+    assert json.loads((tmp_path / "b" / "audit-report.json").read_text(encoding="utf-8"))["summary"]["findings"] == 1
+    assert command("audit", tmp_path / "missing.csv", "--out", tmp_path / "c").returncode == 2
+    catalogue = command("rules", "--lang", "en")
+    assert catalogue.returncode == 0 and catalogue.stdout == run("rules", "--lang", "en").stdout
 
 
 def test_all_formats_and_english(high_log, tmp_path):
