@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from auditor.engine import audit
-from auditor.logs.ingest import _blank, _parse_ints
+from auditor.logs.ingest import _blank, _parse_ints, _runs
 from auditor.logs.sources import _scan
 from pot_luck_rows import HEADER, hand, write_log
 
@@ -82,3 +82,16 @@ def test_round_fields_agree_when_equal_text_sits_in_separate_runs(tmp_path):
     result = audit([write_log(tmp_path / "back.csv", back)])
     assert [(line, f, r) for line, f, r in _reasons(result) if r != "reject.round_incomplete"] == [
         (3, "dealer_id", "reject.round_fields_differ")]
+
+
+def test_runs_of_a_run_encoded_column_in_any_order_of_entries():
+    """A round field's runs: neighbours under one dictionary entry are one run, whether the
+    entries come in order (as the reader numbers them, sliced or not) or in any order (as a
+    row reordering leaves them)."""
+    text = pa.array(["a", "b", "c", "b"], pa.large_string())
+    in_order = pa.DictionaryArray.from_arrays(pa.array([0, 0, 1, 2, 2, 3], pa.int32()), text)
+    shuffled = pa.DictionaryArray.from_arrays(pa.array([2, 2, 0, 3, 1, 1], pa.int32()), text)
+    column = pa.chunked_array([in_order, in_order.slice(3), shuffled])
+    run, texts = _runs(column)
+    assert run.tolist() == [0, 0, 1, 2, 2, 3] + [4, 4, 5] + [6, 6, 7, 8, 9, 9]
+    assert texts.to_pylist() == ["a", "b", "c", "b"] + ["c", "b"] + ["c", "a", "b", "b"]

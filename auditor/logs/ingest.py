@@ -238,6 +238,15 @@ def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
     runs, texts, base = [], [], 0
     for chunk in column.chunks:
         entry = chunk.indices.to_numpy(zero_copy_only=False)
+        step = np.diff(entry)
+        if len(entry) and step.min(initial=0) >= 0 and step.max(initial=0) <= 1:
+            # Entries in order, one per run (as the split and ``run_coded`` number them):
+            # the entries are the runs, and their texts a slice of the dictionary.
+            first = int(entry[0])
+            runs.append(entry.astype(np.int64) + (base - first))
+            texts.append(chunk.dictionary.slice(first, int(entry[-1]) - first + 1))
+            base += int(entry[-1]) - first + 1
+            continue
         run, starts = _equal_ints(entry)
         runs.append(run + base)
         texts.append(chunk.dictionary.take(pa.array(entry[starts])))
