@@ -67,7 +67,8 @@ def test_the_installed_command_keeps_exit_codes_and_output(clean_log, high_log, 
     def command(*args):
         return subprocess.run([sys.executable, "-c", "from auditor.cli import main; main()", *map(str, args)],
                               capture_output=True, text=True, timeout=120)
-    clean, high = command("audit", clean_log, "--out", tmp_path / "a"), command("audit", high_log, "--out", tmp_path / "b")
+    clean = command("audit", clean_log, "--out", tmp_path / "a")
+    high = command("audit", high_log, "--out", tmp_path / "b")
     assert (clean.returncode, high.returncode) == (0, 1), (clean.stderr, high.stderr)
     assert "1 hallazgos" in high.stderr and str(tmp_path / "b" / "audit-report.json") in high.stderr
     assert json.loads((tmp_path / "b" / "audit-report.json").read_text(encoding="utf-8"))["summary"]["findings"] == 1

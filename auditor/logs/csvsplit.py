@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..compiled import kernel
 
@@ -67,6 +66,13 @@ def _last_line_end(block):
     return cr
 
 
+# The byte of a word's lowest set bit, by a de Bruijn sequence: the lowest bit alone, times
+# the sequence, has a distinct top six bits for each of the 64 bits.
+_DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_LOW_BYTE = np.zeros(64, np.int64)
+_LOW_BYTE[[((1 << bit) * int(_DE_BRUIJN) % (1 << 64)) >> 58 for bit in range(64)]] = np.arange(64) >> 3
+
+
 @kernel
 def _zero_bytes(x, low7):
     """The high bit of each byte of ``x`` that is zero, and no other bit."""
@@ -77,7 +83,7 @@ def _zero_bytes(x, low7):
 def _field_ends(block, ncols, delimiter, lines):
     """Where each field ends (its separator or line end), field after field, or None when
     the block is not plain. The bytes are read eight at a time, as a word in which the
-    separators are found all at once; the line structure is then checked over the
+    separators are found all at once, lowest byte first; the line structure is then checked over the
     separators only: every ``ncols``-th is a line end, and so are no others."""
     full = lines * ncols  # a plain block has exactly so many
     ends = np.empty(full + 1, np.int64)
@@ -94,9 +100,9 @@ def _field_ends(block, ncols, delimiter, lines):
                 cr += block[i] == 13
                 quote |= block[i] == 34
         marks = _zero_bytes(word ^ separator, low7) | _zero_bytes(word ^ newline, low7)
-        while marks:  # each separator, from the word's first byte (little-endian) on
+        while marks:  # each separator, from the word's first byte (the lowest: little-endian) on
             if found < full:  # past ``full``, the block is not plain: no need to keep more
-                ends[found] = w * 8 + (trailing_zeros(marks) >> 3)
+                ends[found] = w * 8 + _LOW_BYTE[((marks & (~marks + np.uint64(1))) * _DE_BRUIJN) >> np.uint64(58)]
             found += 1
             marks &= marks - np.uint64(1)
     for i in range(words * 8, len(block)):
