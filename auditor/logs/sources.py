@@ -8,10 +8,11 @@ the ingest rejects it and, with it, the rest of its round.
 
 Encodings and dialects (``docs/log-format.md``, "Accepted encodings and dialects"): one pass
 over the bytes tells whether the text is UTF-8 (a BOM is allowed), else Windows-1252
-(Latin-1), else neither (an error that names ``--encoding``); UTF-16 is recognised by its BOM. A gzip stream is checked whole in that pass too. The CSV
-separator is read off the header line (``,`` ``;`` tab ``|``): the one that splits it into
-known column names. A decoding or separator other than UTF-8 and ``,`` is noted in the input
-summary; ``encoding`` and ``delimiter`` override the detection.
+(Latin-1), else neither (an error that names ``--encoding``); UTF-16 is recognised by its
+BOM. A gzip stream is checked whole in that pass too. The CSV separator is read off the
+header line (``,`` ``;`` tab ``|``): the one that splits it into known column names. A
+decoding or separator other than UTF-8 and ``,`` is noted in the input summary;
+``encoding`` and ``delimiter`` override the detection.
 """
 
 from __future__ import annotations
