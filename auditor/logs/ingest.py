@@ -140,26 +140,27 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     per run of equal neighbours and broadcast; the runs are kept (``HandTable.runs``) to
     check that the rows of a round agree."""
     columns = columns_of(game)
-    df = pd.DataFrame({"_file": raw.column("_file").to_pandas(),
-                       "_line": raw.column("_line").to_numpy(), "_record": raw.column("_record").to_numpy()})
+    typed = {"_file": raw.column("_file").to_pandas(), "_line": raw.column("_line").to_numpy(),
+             "_record": raw.column("_record").to_numpy()}
     matrices: dict[str, CardMatrix] = {}
     runs: dict[str, tuple[np.ndarray, pa.LargeStringArray]] = {}
     problems: list[tuple[np.ndarray, str, str]] = []
     for col in columns:
-        index = None
-        if col.round_level:  # typed once per run
+        if col.round_level:  # typed once per run, then given to the run's rows
             index, arrow = runs[col.name] = _runs(raw.column(col.name))
-        else:
-            arrow = as_large_string(raw.column(col.name))
-        value, found = _type_column(col, arrow, letters)
-        if index is not None:
+            value, found = _type_column(col, arrow, letters)
             value = _broadcast(value, index)
             found = [(mask[index], f, r) for mask, f, r in found]
+        else:
+            value, found = _type_column(col, as_large_string(raw.column(col.name)), letters)
         problems.extend(found)
         if isinstance(value, CardMatrix):
             matrices[col.name] = value
         else:
-            df[col.name] = value
+            typed[col.name] = value
+    # Each column its own block, as typed (pandas would otherwise copy the columns of a dtype
+    # into one 2-D block, or take longer inserting them one by one).
+    df = pd.DataFrame(typed, copy=False)
     table = HandTable(df=df, matrices=matrices, runs=runs)
     # A CSV row with the wrong number of fields (marked by the reader): rejected for that,
     # with its text, and for nothing else (its fields may be shifted or cut off).
