@@ -705,13 +705,46 @@ def _located(f: pd.DataFrame, rows: np.ndarray) -> dict[str, np.ndarray]:
     cols = {name: _plain_at(f[name], rows).to_numpy(dtype=object) if name in f else np.full(n, default, dtype=object)
             for name, default in (("table_id", ""), ("round_id", ""), ("dealer_id", None), ("_file", None))}
     for name in ("seat", "hand", "_line"):
+        if name in f and pd.api.types.is_integer_dtype(f[name].dtype):  # as they come: Python ints
+            cols[name] = f[name].to_numpy()[rows].astype(object)
+            continue
         values = _plain_at(f[name], rows).to_numpy(dtype=object) if name in f else np.full(n, None, dtype=object)
         cols[name] = np.array([None if v is None or pd.isna(v) else int(v) for v in values], dtype=object)
-    cols["started_at"] = np.full(n, None, dtype=object)
-    if "started_at" in f:
-        times = pd.to_datetime(f["started_at"].take(rows), utc=True).dt.tz_convert(LIMA)
-        cols["started_at"][:] = [None if pd.isna(s) else s.isoformat() for s in times]
+    cols["started_at"] = (lima_text(pd.to_datetime(f["started_at"].take(rows), utc=True)) if "started_at" in f
+                          else np.full(n, None, dtype=object))
     return cols
+
+
+def lima_text(times: pd.Series) -> np.ndarray:
+    """``Timestamp.isoformat()`` of each time in Lima (None for NaT), formatted a column at
+    a time: the wall-clock time to the second (with the fraction, in micro- or nanoseconds,
+    where there is one), then the zone's offset at that moment (written once per distinct
+    offset: -05:00 today, -04:00 in some summers up to 1994, -05:08:36 before 1908)."""
+    out = np.full(len(times), None, dtype=object)
+    known = times.notna().to_numpy()
+    if not known.any():
+        return out
+    utc = times[known].dt.tz_localize(None).astype("datetime64[ns]").to_numpy()
+    local = times[known].dt.tz_convert(LIMA).dt.tz_localize(None).astype("datetime64[ns]").to_numpy()
+    text = np.empty(len(local), dtype=object)
+    fraction = local.astype(np.int64) % 1_000_000_000
+    for unit, where in (("s", fraction == 0), ("us", (fraction != 0) & (fraction % 1000 == 0)),
+                        ("ns", fraction % 1000 != 0)):
+        if where.any():
+            text[where] = np.datetime_as_string(local[where], unit=unit).astype(object)
+    offset = (local - utc).astype("timedelta64[s]").astype(np.int64)
+    distinct, inverse = np.unique(offset, return_inverse=True)
+    zones = np.array([_offset_text(int(o)) for o in distinct], dtype=object)
+    out[known] = text + zones[inverse.reshape(-1)]
+    return out
+
+
+def _offset_text(seconds: int) -> str:
+    """A UTC offset as ``datetime.isoformat`` writes it: ±hh:mm, with :ss when not whole minutes."""
+    sign = "-" if seconds < 0 else "+"
+    hours, rest = divmod(abs(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{sign}{hours:02d}:{minutes:02d}" + (f":{secs:02d}" if secs else "")
 
 
 def _finding_frame(parts: list[dict]) -> pd.DataFrame:

@@ -170,3 +170,27 @@ def test_no_activity_when_every_round_is_rejected(tmp_path):
     assert s["records_read"] == 1 == s["records_rejected"] and s["records_audited"] == 0
     html = render_html(result, report=report)
     assert "Sin actividad" in html and "S/ 0,00" in html
+
+
+def test_finding_times_are_written_as_isoformat_writes_them():
+    """``lima_text`` formats a column of times at once; each must read as the time's own
+    ``isoformat()`` in Lima: whole seconds, micro- and nanosecond fractions, NaT, and the
+    offsets Lima has had (-05:08:36 before 1908, -04:00 in some summers up to 1994)."""
+    import numpy as np
+    import pandas as pd
+
+    from auditor.engine import LIMA, lima_text
+
+    rng = np.random.default_rng(3)
+    lo, hi = pd.Timestamp("1900-01-01", tz="UTC").value, pd.Timestamp("2199-12-31", tz="UTC").value
+    ns = rng.integers(lo, hi, 20_000)
+    ns[::3] -= ns[::3] % 1_000_000_000
+    ns[1::3] -= ns[1::3] % 1000
+    ns[:4] = [pd.Timestamp(t, tz="UTC").value for t in
+              ("1905-06-01T12:00:00", "1987-01-15T12:00:00", "2026-11-01T17:00:50.5", "2026-11-01T17:00:50")]
+    times = pd.Series(pd.to_datetime(ns, utc=True))
+    times[7] = pd.NaT
+    expected = [None if pd.isna(t) else t.isoformat() for t in times.dt.tz_convert(LIMA)]
+    assert lima_text(times).tolist() == expected
+    assert expected[:4] == ["1905-06-01T06:51:24-05:08:36", "1987-01-15T08:00:00-04:00",
+                            "2026-11-01T12:00:50.500000-05:00", "2026-11-01T12:00:50-05:00"]
