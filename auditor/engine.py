@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import __version__
-from .checks.base import CheckResult, categorical_objects, cents_from_scaled, round_index, unique_groups
+from .checks.base import KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, round_index, unique_groups
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
 from .logs.ingest import TIME_WINDOW, HandTable, InputError, collect_rejects, same_text, type_rows
@@ -361,7 +361,7 @@ class _GameRun:
         problems = (self.plugin.validate(table) + _round_consistency(table, self.game, first[of_round])
                     + _out_of_range(table, self.game))
         prepared.problems = [(mask & parsed, f, r) for mask, f, r in problems]
-        prepared.order = _audit_order(table.df)
+        prepared.order = _audit_order(table.df, first[of_round])
         prepared.rounds = _round_hashes(table.df, first, of_round)
 
     def add(self, prepared: _Prepared) -> None:
@@ -495,13 +495,15 @@ def _last_per_table(df: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.Da
                     game: str) -> pd.DataFrame | None:
     """Each table's latest round so far (audited, or rejected for an unreadable card), with
     the round-level fields: the carry that lets a chunk compare its first round of a table
-    with the one before it. ``df`` is in the audit's order (table, then time)."""
+    with the one before it. ``df`` is in the audit's order (see ``_audit_order``)."""
     cols = [c.name for c in columns_of(game) if c.round_level and c.name in df.columns
             and c.name not in ("table_id", "round_id", "started_at")]
     parts = [] if previous is None else [previous]
     if len(df):
-        tcode = df["_tcode"].to_numpy()
-        last = np.flatnonzero(np.r_[tcode[1:] != tcode[:-1], True])
+        tcode, first = df["_tcode"].to_numpy(), round_index(df)[1]
+        # The rounds by table, then time, then round id: the last of each table is its latest.
+        rounds = first[np.lexsort([df["_rcode"].to_numpy()[first], df["started_at"].array.asi8[first], tcode[first]])]
+        last = rounds[np.r_[tcode[rounds][1:] != tcode[rounds][:-1], True]]
         # A few rows, as plain values: a categorical would carry the chunk's every round id.
         parts.append(pd.DataFrame({c: _plain_at(df[c], last) for c in ["table_id", "round_id", "started_at", *cols]})
                      .assign(_rejected=False))
@@ -577,11 +579,20 @@ def _take(m, mask):
     return CardMatrix(cards=m.cards[mask], count=m.count[mask], bad=m.bad[mask])
 
 
-def _audit_order(df: pd.DataFrame) -> np.ndarray:
-    """The rows in the audit's deterministic order: table, time, round, seat, hand."""
-    keys = [df[c].to_numpy() for c in ("hand", "seat") if c in df]
-    keys += [df["_rcode"].to_numpy(), df["started_at"].array.asi8, df["_tcode"].to_numpy()]
-    return np.lexsort(keys) if len(df) else np.zeros(0, np.int64)
+def _audit_order(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray:
+    """The rows in the audit's order: each round's rows together, by seat and hand, the
+    rounds in the order they start in the chunk (``round_start``: the first row of each
+    row's round). That is the order of a log as exporters write it, which is then kept as
+    it is. Nothing else needs an order: a rule that compares a round with the table's round
+    before it sorts the rounds by time itself (``checks.base.previous_rounds``), and the
+    findings are sorted at the end."""
+    key = round_start.astype(np.int64)
+    for c in ("seat", "hand"):  # -1 (blank) .. 10000: a digit of base KEY_BASE each
+        if c in df:
+            key = key * KEY_BASE + (df[c].to_numpy().astype(np.int64) + 1)
+    if not len(key) or (key[1:] >= key[:-1]).all():
+        return np.arange(len(key))
+    return np.argsort(key, kind="stable")
 
 
 def _select(table: HandTable, rows: np.ndarray) -> HandTable:

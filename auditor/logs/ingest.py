@@ -42,7 +42,7 @@ class InputError(Exception):
 @dataclass
 class HandTable:
     """Typed hands of one game: scalar columns in ``df``, card and action matrices beside it,
-    row-aligned. Rows are sorted by table, time, round, seat and hand."""
+    row-aligned."""
 
     df: pd.DataFrame
     matrices: dict[str, CardMatrix]
