@@ -29,6 +29,7 @@ from .logs.schema import columns_of
 from .money import cents_text
 from .profiles import ProfileBase, ProfileSet
 from .registry import plugin
+from .rowwise import rows_at
 
 __all__ = ["AuditResult", "audit", "discover", "SCHEMA_VERSION", "FINDING_COLUMNS"]
 
@@ -576,7 +577,7 @@ def _empty_frame(game: str) -> pa.Table:
 def _take(m, mask):
     from .cards import CardMatrix
 
-    return CardMatrix(cards=m.cards[mask], count=m.count[mask], bad=m.bad[mask])
+    return CardMatrix(cards=rows_at(m.cards, mask), count=m.count[mask], bad=m.bad[mask])
 
 
 def _audit_order(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from ..games import poker
 from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..profiles import ProfileSet
+from ..rowwise import rows_at
 from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_text, column_values, joined, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
@@ -57,7 +58,7 @@ class Context(GameContext):
                  previous: pd.DataFrame | None = None):
         super().__init__(table, profiles, card_faults, previous)
         df, first = table.df, self.first
-        self.community = table.matrices["community_cards"].cards[first]
+        self.community = rows_at(table.matrices["community_cards"].cards, first)
         self.ccount = table.matrices["community_cards"].count[first].astype(np.int16)
         self.seat = df["seat"].to_numpy()
         self.bet_1 = df["bet_1"].to_numpy()

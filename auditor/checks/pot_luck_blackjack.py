@@ -15,6 +15,7 @@ import pandas as pd
 from ..games import blackjack as bj
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
+from ..rowwise import rows_at
 from ..cards import cards_text
 from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
 
@@ -77,7 +78,7 @@ class Context(GameContext):
         super().__init__(table, profiles, card_faults, previous)
         df, first = table.df, self.first
         self.actions = table.matrices["actions"].cards
-        self.dealer = table.matrices["dealer_cards"].cards[first]
+        self.dealer = rows_at(table.matrices["dealer_cards"].cards, first)
         self.dealer_count = table.matrices["dealer_cards"].count[first].astype(np.int16)
         self.n = letter_counts(self.actions, len(LETTERS))
         self.hand = df["hand"].to_numpy()
@@ -168,6 +169,12 @@ class Context(GameContext):
             even_money=self.n[EVEN] > 0, original_hand=self.hand == 0)
 
     @cached_property
+    def settlement_checked(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the main bet paid otherwise than ``settlement`` requires, what was paid in
+        céntimos × SCALE)."""
+        return money_mismatch(self.net_main, self.settlement[0], bj.SCALE), self.net_main * bj.SCALE
+
+    @cached_property
     def initial_score(self) -> np.ndarray:
         """Two-card score after the mandatory deal, on each seat's hand-0 row. When the seat
         split, its original second card is the first card of hand 1 (the first split is
@@ -221,6 +228,11 @@ OUTCOME_CODE = {
 }
 
 
+# Per rule of the main bet, which outcomes it judges (indexed by outcome).
+_OUTCOMES_OF = {code: np.isin(np.arange(len(bj.Outcome)), [o for o, c in OUTCOME_CODE.items() if c == code])
+                for code in set(OUTCOME_CODE.values())}
+
+
 # --- the checks, one per code -----------------------------------------------------------
 
 def check_cards(ctx: Context) -> CheckResult:
@@ -253,12 +265,12 @@ def _settled(ctx: Context, code: str | None, *, insurance=False) -> CheckResult:
         expected = bj.insurance_expected(ctx.insurance, hole_ten)
         observed = ctx.net_insurance
         applies = ctx.insurance > 0
-    else:
-        expected, outcome = ctx.settlement
-        observed = ctx.net_main
-        applies = np.isin(outcome, [o for o, c in OUTCOME_CODE.items() if c == code])
-    violates = money_mismatch(observed, expected, bj.SCALE)
-    return ctx.hands_result(applies, violates, expected=expected, observed=observed * bj.SCALE, scale=bj.SCALE)
+        violates = money_mismatch(observed, expected, bj.SCALE)
+        observed = observed * bj.SCALE
+    else:  # the rules of the main bet share one comparison, each over its own outcomes
+        (expected, outcome), (violates, observed) = ctx.settlement, ctx.settlement_checked
+        applies = _OUTCOMES_OF[code][outcome]
+    return ctx.hands_result(applies, violates, expected=expected, observed=observed, scale=bj.SCALE)
 
 
 def check_surrender_pay(ctx: Context) -> CheckResult:

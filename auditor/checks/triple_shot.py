@@ -19,6 +19,7 @@ from ..games import poker
 from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
+from ..rowwise import rows_at
 from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
@@ -60,7 +61,7 @@ class Context(GameContext):
                  previous: pd.DataFrame | None = None):
         super().__init__(table, profiles, card_faults, previous)
         df, first = table.df, self.first
-        self.dealer = table.matrices["dealer_cards"].cards[first]
+        self.dealer = rows_at(table.matrices["dealer_cards"].cards, first)
         self.dcount = table.matrices["dealer_cards"].count[first].astype(np.int16)
         self.dbc = df["dealer_bj_count"].to_numpy()[first].astype(np.int16)
         self.actions = table.matrices["actions"].cards
@@ -75,9 +76,11 @@ class Context(GameContext):
         self.ok = (self.count == CARDS) & (self.dcount[self.rid] == CARDS)
         self.dealer_ok = self.dcount == CARDS
 
-    def per_hand(self, fn) -> np.ndarray:
-        """``fn(profile)`` for every profile, stacked and indexed per hand row."""
-        return np.stack([np.asarray(fn(p)) for p in self.profiles.profiles]).take(self.which[self.rid], axis=0)
+    def per_hand(self, fn, category: np.ndarray | None = None) -> np.ndarray:
+        """``fn(profile)`` of each hand row's profile; with ``category``, the entry of each
+        row's category in it (``fn`` gives a table of ratios by category)."""
+        table, of_row = np.stack([np.asarray(fn(p)) for p in self.profiles.profiles]), self.which[self.rid]
+        return rows_at(table, of_row) if category is None else table[of_row, category.astype(np.intp)]
 
     # --- the three games ----------------------------------------------------------------
     @cached_property
@@ -107,8 +110,8 @@ class Context(GameContext):
         r = self.rid
         cat, rank = self.player_hand
         dcat, drank = self.dealer_hand
-        carib = self.per_hand(lambda p: ts.ratio_table(p.caribbean.model_dump()))
-        pay = self.per_hand(lambda p: ts.ratio_table(p.paytable.model_dump()))
+        carib = self.per_hand(lambda p: ts.ratio_table(p.caribbean.model_dump()), cat)
+        pay = self.per_hand(lambda p: ts.ratio_table(p.paytable.model_dump()), cat)
         min_pair = self.per_hand(lambda p: RANKS.index(p.min_pair))
         qualifies = ts.dealer_qualifies(np.where(self.dealer >= 0, self.dealer, 0), dcat)
         return ts.poker_settle(category=cat, rank=rank, pair=ts.pair_rank(cat, rank), dealer_rank=drank[r],
@@ -118,8 +121,8 @@ class Context(GameContext):
 
     @cached_property
     def bonus(self) -> np.ndarray:
-        ratio = self.per_hand(lambda p: ts.ratio_table(p.bonus.model_dump()))
-        return ts.table_settle(self.player_hand[0], self.bonus_bet, ratio)
+        ratio = self.per_hand(lambda p: ts.ratio_table(p.bonus.model_dump()), self.player_hand[0])
+        return ts.table_settle(self.bonus_bet, ratio)
 
     # --- evidence -----------------------------------------------------------------------
     def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:

@@ -92,27 +92,23 @@ def dealer_qualifies(cards: np.ndarray, category: np.ndarray) -> np.ndarray:
 
 def poker_settle(*, category, rank, pair, dealer_rank, dealer_ok, bet, caribbean, carib_ratio,
                  pay_ratio, min_pair):
-    """Expected net of each Póker bet (céntimos × SCALE).
+    """Expected net of each Póker bet (céntimos × SCALE); ``carib_ratio`` and ``pay_ratio``
+    are the ratios the hand's profile posts for the hand's category (``ratio_table``).
 
     caribbean mode: a dealer who does not qualify pays the bet 1:1; a qualifying dealer
     beaten pays the posted ratio of the player's hand; a higher dealer takes the bet; equal
     hands push. paytable mode: the player's hand alone is paid at the posted ratio (a pair
     only from ``min_pair`` up); a hand that pays nothing loses the bet."""
     bet = bet.astype(np.int64) * SCALE
-    cat = category.astype(np.intp)
-    rows = np.arange(len(cat))
-    cr = carib_ratio[rows, cat]
     carib = np.where(~dealer_ok, bet,
-                     np.where(rank > dealer_rank, bet * cr, np.where(rank < dealer_rank, -bet, 0)))
-    pr = pay_ratio[rows, cat]
-    pr = np.where((category == poker.ONE_PAIR) & (pair < min_pair), 0, pr)
+                     np.where(rank > dealer_rank, bet * carib_ratio, np.where(rank < dealer_rank, -bet, 0)))
+    pr = np.where((category == poker.ONE_PAIR) & (pair < min_pair), 0, pay_ratio)
     table = np.where(pr > 0, bet * pr, -bet)
     return np.where(caribbean, carib, table)
 
 
-def table_settle(category: np.ndarray, bet: np.ndarray, ratio: np.ndarray) -> np.ndarray:
-    """A bet paid from a posted table on the hand alone (the bonus): ratio × bet, or lost
-    when the hand's ratio is 0 (céntimos × SCALE)."""
+def table_settle(bet: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+    """A bet paid from a posted table on the hand alone (the bonus): ``ratio`` (posted for
+    the hand's category) × bet, or lost when it is 0 (céntimos × SCALE)."""
     bet = bet.astype(np.int64) * SCALE
-    r = ratio[np.arange(len(category)), category.astype(np.intp)]
-    return np.where(r > 0, bet * r, -bet)
+    return np.where(ratio > 0, bet * ratio, -bet)

@@ -196,8 +196,9 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     which = pset.assign(frame["table_id"], pd.to_datetime(frame["started_at"], utc=True))
     profs = pset.profiles
 
-    def per(fn):
-        return np.stack([np.asarray(fn(p)) for p in profs])[which]
+    def per(fn, category=None):
+        table = np.stack([np.asarray(fn(p)) for p in profs])
+        return table[which] if category is None else table[which, category.astype(np.intp)]
 
     tie_push = per(lambda p: p.war_tie == "push")
     frame["net_war"] = ts.war_settle(cards[:, 0], dealer[:, 0], frame["bet_war"].to_numpy(), tie_push) // ts.SCALE
@@ -215,11 +216,11 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
         category=cat, rank=rank, pair=ts.pair_rank(cat, rank), dealer_rank=drank,
         dealer_ok=ts.dealer_qualifies(dealer, dcat), bet=frame["bet_poker"].to_numpy(),
         caribbean=per(lambda p: p.poker_mode == "caribbean"),
-        carib_ratio=per(lambda p: ts.ratio_table(p.caribbean.model_dump())),
-        pay_ratio=per(lambda p: ts.ratio_table(p.paytable.model_dump())),
+        carib_ratio=per(lambda p: ts.ratio_table(p.caribbean.model_dump()), cat),
+        pay_ratio=per(lambda p: ts.ratio_table(p.paytable.model_dump()), cat),
         min_pair=per(lambda p: RANKS.index(p.min_pair)))
     frame["net_poker"] = expected // ts.SCALE
-    bonus = ts.table_settle(cat, frame["bonus_bet"].to_numpy(), per(lambda p: ts.ratio_table(p.bonus.model_dump())))
+    bonus = ts.table_settle(frame["bonus_bet"].to_numpy(), per(lambda p: ts.ratio_table(p.bonus.model_dump()), cat))
     frame["net_bonus"] = np.where(frame["bonus_bet"].to_numpy() > 0, bonus // ts.SCALE, 0)
     frame["_limit"] = per(lambda p: p.cents("payment_limit") if p.payment_limit is not None else 10**15)
 
