@@ -11,6 +11,7 @@ from enum import IntEnum
 
 import numpy as np
 
+from ..compiled import kernel
 from ..rowwise import any_per_row
 
 __all__ = [
@@ -66,29 +67,44 @@ def prefix_totals(cards: np.ndarray) -> np.ndarray:
     An Ace counts 11 when that keeps the total at 21 or less (a "soft" total); at most one
     Ace can ever count 11.
     """
-    out = np.empty(cards.shape, dtype=np.int16)
-    hard = np.zeros(len(cards), dtype=np.int16)
-    has_ace = np.zeros(len(cards), dtype=bool)
-    for j in range(cards.shape[1]):
-        hard += card_values(cards[:, j])
-        has_ace |= cards[:, j] >> 2 == ACE_RANK
-        out[:, j] = np.where(has_ace & (hard + 10 <= 21), hard + 10, hard)
-    return out
+    return _prefix_totals(_int8(cards), _VALUE_BY_BYTE)
 
 
 def totals(cards: np.ndarray, count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(best total, soft) of every hand, using its first ``count`` cards (all when None)."""
-    hard = np.zeros(len(cards), dtype=np.int16)
-    aces = np.zeros(len(cards), dtype=bool)
-    for j in range(cards.shape[1]):
-        value, ace = card_values(cards[:, j]), cards[:, j] >> 2 == ACE_RANK
-        if count is not None:
-            dealt = count > j
-            value, ace = np.where(dealt, value, 0), ace & dealt
-        hard += value
-        aces |= ace
-    soft = aces & (hard + 10 <= 21)
-    return np.where(soft, hard + 10, hard).astype(np.int16), soft
+    cards = _int8(cards)
+    dealt = np.full(len(cards), cards.shape[1], np.int64) if count is None else np.asarray(count, np.int64)
+    return _totals(cards, dealt, _VALUE_BY_BYTE)
+
+
+def _int8(cards: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(cards).astype(np.int8, copy=False))
+
+
+# A hand at a time, its cards once (numpy would sweep the whole matrix a dozen times).
+@kernel
+def _prefix_totals(cards, values):
+    out = np.empty(cards.shape, np.int16)
+    for i in range(cards.shape[0]):
+        hard, ace = 0, False
+        for j in range(cards.shape[1]):
+            hard += values[np.uint8(cards[i, j])]
+            ace |= cards[i, j] >> 2 == ACE_RANK
+            out[i, j] = hard + 10 if ace and hard + 10 <= 21 else hard
+    return out
+
+
+@kernel
+def _totals(cards, dealt, values):
+    best, soft = np.empty(cards.shape[0], np.int16), np.zeros(cards.shape[0], np.bool_)
+    for i in range(cards.shape[0]):
+        hard, ace = 0, False
+        for j in range(min(max(dealt[i], 0), cards.shape[1])):
+            hard += values[np.uint8(cards[i, j])]
+            ace |= cards[i, j] >> 2 == ACE_RANK
+        soft[i] = ace and hard + 10 <= 21
+        best[i] = hard + 10 if soft[i] else hard
+    return best, soft
 
 
 def is_ten_value(cards: np.ndarray) -> np.ndarray:
