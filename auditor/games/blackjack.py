@@ -150,27 +150,37 @@ def settle_main(*, player_total, player_natural, dealer_total, dealer_natural, b
     and doubles are returned, and pushes a player Black Jack; otherwise a Black Jack pays
     ``bj_pays`` and totals are compared (Arts. 15-17).
     """
-    stake = (bet + double).astype(np.int64)
-    bet = bet.astype(np.int64)
-    num, den = bj_pays
-    outcome = np.full(len(bet), Outcome.LOSE, dtype=np.int8)
-    net = -stake * SCALE
+    n = len(bet)
+    num, den = (np.broadcast_to(np.asarray(v, np.int64), n) for v in bj_pays)  # per hand, or one for all
+    arrays = [np.asarray(a) for a in (player_total, player_natural, dealer_total, dealer_natural, bet, double,
+                                      surrendered, even_money, original_hand)]
+    return _settle_main(*[np.broadcast_to(a, n) for a in arrays], num, den)
 
-    player_bust = player_total > 21
-    dealer_bust = dealer_total > 21
-    conditions = [
-        (surrendered, Outcome.SURRENDER, -bet * SCALE // 2),
-        (even_money, Outcome.EVEN_MONEY, bet * SCALE),
-        (dealer_natural & player_natural, Outcome.BLACKJACK_PUSH, np.zeros_like(bet)),
-        (dealer_natural, Outcome.DEALER_BLACKJACK, np.where(original_hand, -bet * SCALE, 0)),
-        (player_bust, Outcome.BUST, -stake * SCALE),
-        (player_natural, Outcome.BLACKJACK, bet * SCALE * num // den),
-        (dealer_bust | (player_total > dealer_total), Outcome.WIN, stake * SCALE),
-        (player_total == dealer_total, Outcome.PUSH, np.zeros_like(bet)),
-    ]
-    for mask, kind, amount in reversed(conditions):  # so the first test that holds decides
-        outcome[mask] = kind
-        np.copyto(net, amount, where=mask)
+
+@kernel
+def _settle_main(player_total, player_natural, dealer_total, dealer_natural, bet, double, surrendered,
+                 even_money, original_hand, num, den):
+    net, outcome = np.empty(len(bet), np.int64), np.empty(len(bet), np.int8)
+    for i in range(len(bet)):
+        stake, main = (np.int64(bet[i]) + np.int64(double[i])) * SCALE, np.int64(bet[i]) * SCALE
+        if surrendered[i]:
+            outcome[i], net[i] = Outcome.SURRENDER, -main // 2
+        elif even_money[i]:
+            outcome[i], net[i] = Outcome.EVEN_MONEY, main
+        elif dealer_natural[i] and player_natural[i]:
+            outcome[i], net[i] = Outcome.BLACKJACK_PUSH, 0
+        elif dealer_natural[i]:
+            outcome[i], net[i] = Outcome.DEALER_BLACKJACK, -main if original_hand[i] else 0
+        elif player_total[i] > 21:
+            outcome[i], net[i] = Outcome.BUST, -stake
+        elif player_natural[i]:
+            outcome[i], net[i] = Outcome.BLACKJACK, main * num[i] // den[i]
+        elif dealer_total[i] > 21 or player_total[i] > dealer_total[i]:
+            outcome[i], net[i] = Outcome.WIN, stake
+        elif player_total[i] == dealer_total[i]:
+            outcome[i], net[i] = Outcome.PUSH, 0
+        else:
+            outcome[i], net[i] = Outcome.LOSE, -stake
     return net, outcome
 
 
