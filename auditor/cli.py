@@ -174,9 +174,8 @@ def audit(
     filters = _filters(date_from, date_to, table, severity, lang)
     _verify(lang)
 
-    from . import engine
+    from . import engine, reporting
     from .profiles import load_profiles
-    from .reporting import build_report, write_csv, write_html, write_json, write_junit, write_sarif
 
     try:
         profiles = load_profiles(profile or [])
@@ -195,13 +194,12 @@ def audit(
     except SpecError as exc:
         _fail(t("cli.spec_error", lang, error=exc))
 
-    report = build_report(result, filters=filters, operator=operator, hall=hall)
-    writers = {"html": write_html, "json": write_json, "csv": write_csv, "sarif": write_sarif, "junit": write_junit}
+    report = reporting.build_report(result, filters=filters, operator=operator, hall=hall)
     written: list[Path] = []
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for fmt in formats:
-            written.append(writers[fmt](result, out / REPORT_FILES[fmt], report=report))
+        for fmt in formats:  # each writer is write_<format>, loaded only when asked for
+            written.append(getattr(reporting, f"write_{fmt}")(result, out / REPORT_FILES[fmt], report=report))
     except OSError as exc:
         _fail(t("cli.cannot_write", lang, path=exc.filename or out, error=exc.strerror or exc))
 
