@@ -148,10 +148,10 @@ def _summary(result, inputs: list[dict], findings: list[dict]) -> dict:
     by_severity = {s: 0 for s in SEVERITIES}
     by_code: dict[str, int] = {}
     over = under = Decimal("0.00")
-    for f in findings:
+    impacts = [_decimal(f["impact"]) for f in findings]  # each amount read once, for every total
+    for f, impact in zip(findings, impacts):
         by_severity[f["severity"]] = by_severity.get(f["severity"], 0) + 1
         by_code[f["code"]] = by_code.get(f["code"], 0) + 1
-        impact = _decimal(f["impact"])
         if impact is not None:
             if impact > 0:
                 over += impact
@@ -173,18 +173,18 @@ def _summary(result, inputs: list[dict], findings: list[dict]) -> dict:
         "underpaid_total": str(under.quantize(Decimal("0.01"))),
         "input_errors": [{"path": i["path"], "error": i["error"]} for i in inputs if i["error"]],
         "no_activity": rounds == 0,
-        "by_table": _breakdown(findings, "table_id"),
-        "by_dealer": _breakdown(findings, "dealer_id"),
-        "by_rule": _breakdown(findings, "code"),
-        "by_day": _breakdown(findings, "day"),
+        "by_table": _breakdown(findings, "table_id", impacts),
+        "by_dealer": _breakdown(findings, "dealer_id", impacts),
+        "by_rule": _breakdown(findings, "code", impacts),
+        "by_day": _breakdown(findings, "day", impacts),
     }
 
 
-def _breakdown(findings: list[dict], key: str) -> list[dict]:
-    """Findings and money impact grouped by ``key`` (``day``: the Lima day of the round),
-    sorted by the key; a missing key is the empty string."""
+def _breakdown(findings: list[dict], key: str, impacts: list[Decimal | None]) -> list[dict]:
+    """Findings and money impact (``impacts``, one per finding) grouped by ``key`` (``day``:
+    the Lima day of the round), sorted by the key; a missing key is the empty string."""
     groups: dict[str, list] = {}
-    for f in findings:
+    for f, impact in zip(findings, impacts):
         if key == "day":
             k = (f["started_at"] or "")[:10]
         else:
@@ -193,7 +193,6 @@ def _breakdown(findings: list[dict], key: str) -> list[dict]:
         if g is None:
             g = groups[k] = [0, Decimal("0.00"), Decimal("0.00")]
         g[0] += 1
-        impact = _decimal(f["impact"])
         if impact is not None:
             if impact > 0:
                 g[1] += impact
@@ -249,6 +248,7 @@ _FORMAT = {"ensure_ascii": False, "sort_keys": True, "allow_nan": False}
 # The long lists: one record per line, compact. Python's JSON encoder is several times
 # slower with indentation, and a line per finding also reads and diffs well.
 _RECORD_LISTS = ("findings", "rejected")
+_RECORD = json.JSONEncoder(separators=(",", ":"), **_FORMAT)  # one encoder for every record
 
 
 def _encoded(report: dict) -> Iterator[str]:
@@ -259,7 +259,7 @@ def _encoded(report: dict) -> Iterator[str]:
         value = report[key]
         yield ("," if i else "") + "\n " + json.dumps(key, ensure_ascii=False) + ": "
         if key in _RECORD_LISTS and value:
-            yield "[\n  " + ",\n  ".join(json.dumps(r, separators=(",", ":"), **_FORMAT) for r in value) + "\n ]"
+            yield "[\n  " + ",\n  ".join(map(_RECORD.encode, value)) + "\n ]"
         else:  # a JSON text has no raw newline inside a string: every newline can take the indent
             yield json.dumps(value, indent=1, **_FORMAT).replace("\n", "\n ")
     yield "\n}\n"
