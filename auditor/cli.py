@@ -7,6 +7,7 @@ Reports go to files and catalogues to stdout; every diagnostic goes to stderr. A
 
 from __future__ import annotations
 
+import gc
 import inspect
 import logging
 import os
@@ -53,6 +54,18 @@ def main() -> NoReturn:
 
 
 # --- helpers ------------------------------------------------------------------------------
+
+@contextmanager
+def _start_up_frozen():
+    """The objects made before the audit (modules, specs, profiles: a few hundred thousand)
+    set aside from the garbage collector while it runs: each full collection of the audit's
+    own objects would walk them all again, for nothing (0.2-0.4 s of a 1M-round audit)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
 
 def _say(message: str) -> None:
     typer.echo(message, err=True)
@@ -185,23 +198,24 @@ def audit(
     files = engine.discover(paths)
     if not files:
         _say(t("cli.no_files", lang))
-    try:
-        with _progress(len(files), lang) as step:
-            result = engine.audit(paths, game=game, profiles=profiles, lang=lang, progress=step,
-                                  encoding=encoding, delimiter=delimiter)
-    except ProfileError as exc:
-        _fail(t("cli.profile_error", lang, error=exc))
-    except SpecError as exc:
-        _fail(t("cli.spec_error", lang, error=exc))
+    with _start_up_frozen():
+        try:
+            with _progress(len(files), lang) as step:
+                result = engine.audit(paths, game=game, profiles=profiles, lang=lang, progress=step,
+                                      encoding=encoding, delimiter=delimiter)
+        except ProfileError as exc:
+            _fail(t("cli.profile_error", lang, error=exc))
+        except SpecError as exc:
+            _fail(t("cli.spec_error", lang, error=exc))
 
-    report = reporting.build_report(result, filters=filters, operator=operator, hall=hall)
-    written: list[Path] = []
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for fmt in formats:  # each writer is write_<format>, loaded only when asked for
-            written.append(getattr(reporting, f"write_{fmt}")(result, out / REPORT_FILES[fmt], report=report))
-    except OSError as exc:
-        _fail(t("cli.cannot_write", lang, path=exc.filename or out, error=exc.strerror or exc))
+        report = reporting.build_report(result, filters=filters, operator=operator, hall=hall)
+        written: list[Path] = []
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for fmt in formats:  # each writer is write_<format>, loaded only when asked for
+                written.append(getattr(reporting, f"write_{fmt}")(result, out / REPORT_FILES[fmt], report=report))
+        except OSError as exc:
+            _fail(t("cli.cannot_write", lang, path=exc.filename or out, error=exc.strerror or exc))
 
     summary = report["summary"]
     for item in result.input_errors:
