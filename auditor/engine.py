@@ -551,7 +551,11 @@ def _records_per_file(df: pd.DataFrame) -> dict[str, int]:
     files = df["_file"].astype("category").array
     record = df["_record"].to_numpy()
     base = int(record.max()) + 1
-    pairs = pd.unique(files.codes.astype(np.int64) * base + record)
+    pairs = files.codes.astype(np.int64) * base + record
+    if (pairs[1:] >= pairs[:-1]).all():  # in the order of the files, as a chunk's rows come
+        pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]]]
+    else:
+        pairs = pd.unique(pairs)
     counts = np.bincount(pairs // base, minlength=len(files.categories))
     return {str(f): int(c) for f, c in zip(files.categories, counts) if c}
 
@@ -722,22 +726,24 @@ def _located(f: pd.DataFrame, rows: np.ndarray) -> dict[str, np.ndarray]:
             continue
         values = _plain_at(f[name], rows).to_numpy(dtype=object) if name in f else np.full(n, None, dtype=object)
         cols[name] = np.array([None if v is None or pd.isna(v) else int(v) for v in values], dtype=object)
-    cols["started_at"] = (lima_text(pd.to_datetime(f["started_at"].take(rows), utc=True)) if "started_at" in f
+    cols["started_at"] = (lima_text(pd.to_datetime(f["started_at"].take(rows), utc=True).array) if "started_at" in f
                           else np.full(n, None, dtype=object))
     return cols
 
 
-def lima_text(times: pd.Series) -> np.ndarray:
+def lima_text(times) -> np.ndarray:
     """``Timestamp.isoformat()`` of each time in Lima (None for NaT), formatted a column at
     a time: the wall-clock time to the second (with the fraction, in micro- or nanoseconds,
     where there is one), then the zone's offset at that moment (written once per distinct
-    offset: -05:00 today, -04:00 in some summers up to 1994, -05:08:36 before 1908)."""
+    offset: -05:00 today, -04:00 in some summers up to 1994, -05:08:36 before 1908).
+    ``times``: UTC times, a pandas Series or its array."""
+    times = pd.array(times).as_unit("ns")
     out = np.full(len(times), None, dtype=object)
-    known = times.notna().to_numpy()
+    known = ~times.isna()
     if not known.any():
         return out
-    utc = times[known].dt.tz_localize(None).astype("datetime64[ns]").to_numpy()
-    local = times[known].dt.tz_convert(LIMA).dt.tz_localize(None).astype("datetime64[ns]").to_numpy()
+    utc = times[known].asi8.view("datetime64[ns]")
+    local = times[known].tz_convert(LIMA).tz_localize(None).asi8.view("datetime64[ns]")
     text = np.empty(len(local), dtype=object)
     fraction = local.astype(np.int64) % 1_000_000_000
     for unit, where in (("s", fraction == 0), ("us", (fraction != 0) & (fraction % 1000 == 0)),
