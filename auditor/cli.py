@@ -59,11 +59,16 @@ def main() -> NoReturn:
 def _start_up_frozen():
     """The objects made before the audit (modules, specs, profiles: a few hundred thousand)
     set aside from the garbage collector while it runs: each full collection of the audit's
-    own objects would walk them all again, for nothing (0.2-0.4 s of a 1M-round audit)."""
+    own objects would walk them all again, for nothing (0.2-0.4 s of a 1M-round audit). The
+    audit makes its objects in bulk (the text of findings): collections come every 10,000
+    new objects, not every 700 (a third of the collections, 0.1 s less)."""
+    thresholds = gc.get_threshold()
     gc.freeze()
+    gc.set_threshold(10_000, *thresholds[1:])
     try:
         yield
     finally:
+        gc.set_threshold(*thresholds)
         gc.unfreeze()
 
 
