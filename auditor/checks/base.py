@@ -117,9 +117,12 @@ def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: p
     parts = [p for p, _ in parts]
     times = pd.to_datetime(pd.concat([p["started_at"] for p in parts], ignore_index=True), utc=True).array.asi8
     table = np.concatenate(text_codes([p["table_id"] for p in parts]))
-    round_text = np.concatenate(text_codes([p["round_id"] for p in parts], sort=True))
-    # In time order within each table; at equal times the carried round (earlier chunk) first.
-    order = np.lexsort([round_text, kind != 0, times, table])
+    # In time order within each table; at equal times the carried round (earlier chunk) first,
+    # then by round id (whose text is sorted only when two rounds of a table share a time).
+    order = np.lexsort([kind != 0, times, table])
+    if ((table[order][1:] == table[order][:-1]) & (times[order][1:] == times[order][:-1])).any():
+        round_text = np.concatenate(text_codes([p["round_id"] for p in parts], sort=True))
+        order = np.lexsort([round_text, kind != 0, times, table])
     before = np.full(len(kind), -1, np.int64)
     same = table[order[1:]] == table[order[:-1]]
     before[order[1:]] = np.where(same, order[:-1], -1)
