@@ -531,11 +531,22 @@ def _plain_at(values: pd.Series, rows: np.ndarray) -> pd.Series:
 def _add_round_keys(df: pd.DataFrame) -> None:
     """Integer codes that sort like the text: ``_tcode`` (table), ``_rcode`` (round id) and
     ``_rkey`` (the round: table and round id together)."""
-    tcode, _ = pd.factorize(df["table_id"], sort=True)
-    rcode, runiq = pd.factorize(df["round_id"], sort=True)
-    df["_tcode"] = tcode.astype(np.int64)
-    df["_rcode"] = rcode.astype(np.int64)
-    df["_rkey"] = df["_tcode"].to_numpy() * (len(runiq) + 1) + df["_rcode"].to_numpy()
+    tcode, tuniq = _sorted_codes(df["table_id"])
+    rcode, runiq = _sorted_codes(df["round_id"])
+    df["_tcode"] = tcode
+    df["_rcode"] = rcode
+    df["_rkey"] = tcode * (runiq + 1) + rcode
+
+
+def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:
+    """(codes that sort like the text, how many distinct values). A round field is typed as a
+    categorical of sorted categories, every one used (``ingest``): its codes are those."""
+    if isinstance(values.dtype, pd.CategoricalDtype) and values.cat.categories.is_monotonic_increasing:
+        codes = values.cat.codes.to_numpy().astype(np.int64)
+        if not len(codes) or codes.min() >= 0:
+            return codes, len(values.cat.categories)
+    codes, uniques = pd.factorize(values, sort=True)
+    return codes.astype(np.int64), len(uniques)
 
 
 def _row_mask(rejects: pd.DataFrame, n: int) -> np.ndarray:
