@@ -531,7 +531,7 @@ def _plain_at(values: pd.Series, rows: np.ndarray) -> pd.Series:
 def _add_round_keys(df: pd.DataFrame) -> None:
     """Integer codes that sort like the text: ``_tcode`` (table), ``_rcode`` (round id) and
     ``_rkey`` (the round: table and round id together)."""
-    tcode, tuniq = _sorted_codes(df["table_id"])
+    tcode, _ = _sorted_codes(df["table_id"])
     rcode, runiq = _sorted_codes(df["round_id"])
     df["_tcode"] = tcode
     df["_rcode"] = rcode
