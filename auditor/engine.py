@@ -11,7 +11,6 @@ import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -107,9 +106,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         run = _GameRun(g, profiles, lang)
         srcs = sorted(sources.get(g, []), key=_source_order)
         errors: dict[str, str] = {}
-        hungry = threading.Event()  # set while the auditing thread waits for a chunk
-        chunks = _read_ahead(map(partial(run.prepare, hurry=hungry.is_set),
-                                 _chunks(srcs, chunk_rows, errors, lang, progress)), hungry)
+        chunks = _read_ahead(map(run.prepare, _chunks(srcs, chunk_rows, errors, lang, progress)))
         try:
             for _ in iter(lambda: run.add_next(chunks), False):
                 pass
@@ -185,13 +182,13 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
         yield _drain(pending) if pending else None
 
 
-def _read_ahead(chunks: Iterator, hungry: threading.Event | None = None) -> Iterator:
+def _read_ahead(chunks: Iterator) -> Iterator:
     """The chunks, read and prepared (see ``_GameRun.prepare``) one ahead by a thread: the
     compiled parsers, Arrow and numpy work on the next chunk mostly without holding the GIL
     while this one is audited, which puts the machine's second core to work. Besides the
-    chunk being audited, one waits and the reader builds the next. ``hungry`` is set while
-    the auditing thread waits for a chunk. An error in the reader is raised here, in the
-    auditing thread. (The progress callback is called by the reader, as it opens each file.)"""
+    chunk being audited, one waits and the reader builds the next. An error in the reader is
+    raised here, in the auditing thread. (The progress callback is called by the reader, as it
+    opens each file.)"""
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
     end = object()
@@ -218,11 +215,7 @@ def _read_ahead(chunks: Iterator, hungry: threading.Event | None = None) -> Iter
     reader.start()
     try:
         while True:
-            if hungry is not None and ready.empty():
-                hungry.set()
             got = [ready.get()]
-            if hungry is not None:
-                hungry.clear()
             if got[0][0] is end:
                 if got[0][1] is not None:
                     raise got[0][1]
@@ -295,11 +288,6 @@ class _Prepared:
     rejects: pd.DataFrame
     card_rows: np.ndarray  # rows with an unreadable card
     card_text: tuple[list[str], list[str]]
-    # Set by ``_GameRun._examine``:
-    problems: list[tuple[np.ndarray, str, str]] | None = None  # (rows, field, reason) found in the chunk alone
-    parsed: np.ndarray | None = None  # rows whose every field parsed
-    order: np.ndarray | None = None  # the rows in the audit's order
-    rounds: tuple[np.ndarray, np.ndarray] | None = None  # see _round_hashes
 
 
 class _GameRun:
@@ -334,11 +322,10 @@ class _GameRun:
             return False
         return True
 
-    def prepare(self, frame: pa.Table | None, hurry: Callable[[], bool] = lambda: False) -> _Prepared:
-        """A chunk's rows typed, then examined (``_examine``) unless ``hurry()`` says that the
-        auditing thread is waiting for it, which then examines it itself: so the work is
-        shared between the two threads as each is free. Pure, so it runs in the reader thread
-        while the chunk before is audited."""
+    def prepare(self, frame: pa.Table | None) -> _Prepared:
+        """A chunk's rows typed. Pure, so it runs in the reader thread while the chunk before
+        is audited. (The rest of a chunk's work is the auditing thread's, from ``_examine`` on:
+        the reader, with the split and the parsers, is the busier of the two.)"""
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)
@@ -346,35 +333,29 @@ class _GameRun:
         card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], len(frame))
         card_text = _card_text(frame, table, card_rows)
         del frame  # its strings are freed as soon as they are typed
-        prepared = _Prepared(table, rejects, card_rows, card_text)
-        if not hurry():
-            self._examine(prepared)
-        return prepared
+        return _Prepared(table, rejects, card_rows, card_text)
 
-    def _examine(self, prepared: _Prepared) -> None:
-        """What a chunk's rows and rounds say of themselves (validation), the audit's order
-        of its rows, and the hashes of its rounds. Pure, like ``prepare``."""
-        table = prepared.table
+    def _examine(self, table: HandTable, rejects: pd.DataFrame):
+        """What a chunk's rows and rounds say of themselves: (problems as (rows, field,
+        reason), rows whose every field parsed, the rows in the audit's order, the hashes of
+        its rounds (see ``_round_hashes``))."""
         _add_round_keys(table.df)
         # Structural checks speak only of rows whose fields all parsed: a row with an
         # unreadable card is not also reported for having "too few cards".
-        prepared.parsed = parsed = ~_row_mask(prepared.rejects, len(table.df))
+        parsed = ~_row_mask(rejects, len(table.df))
         first, of_round = _first_rows(table.df)
         problems = (self.plugin.validate(table) + _round_consistency(table, self.game, first[of_round])
                     + _out_of_range(table, self.game))
-        prepared.problems = [(mask & parsed, f, r) for mask, f, r in problems]
-        prepared.order = _audit_order(table.df, first[of_round])
-        prepared.rounds = _round_hashes(table.df, first, of_round)
+        return ([(mask & parsed, f, r) for mask, f, r in problems], parsed,
+                _audit_order(table.df, first[of_round]), _round_hashes(table.df, first, of_round))
 
     def add(self, prepared: _Prepared) -> None:
         p, game = self.plugin, self.game
-        if prepared.order is None:
-            self._examine(prepared)
         table, rejects, card_rows, card_text = prepared.table, prepared.rejects, prepared.card_rows, prepared.card_text
-        problems, parsed, order = prepared.problems, prepared.parsed, prepared.order
-        problems.append((self._seen_before(prepared.rounds) & parsed, "round_id", "reject.round_repeated"))
-        df = table.df
         del prepared
+        problems, parsed, order, rounds = self._examine(table, rejects)
+        problems.append((self._seen_before(rounds) & parsed, "round_id", "reject.round_repeated"))
+        df = table.df
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
         # A round is audited whole or not at all: its other rows are rejected too, each
