@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from .arrowtext import as_large_string, buffers
 from .compiled import kernel
+from .rowwise import rows_at
 
 __all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "widen", "MIN_WIDTH", "format_cards", "cards_text", "card_matrix", "rank_of", "suit_of"]
 
@@ -44,6 +45,10 @@ class CardMatrix:
     cards: np.ndarray
     count: np.ndarray
     bad: np.ndarray
+
+    def take(self, rows: np.ndarray) -> CardMatrix:
+        """The rows at ``rows`` (integer positions)."""
+        return CardMatrix(cards=rows_at(self.cards, rows), count=self.count[rows], bad=self.bad[rows])
 
 
 def _normalise(arr: pa.LargeStringArray) -> pa.LargeStringArray:

@@ -28,7 +28,6 @@ from .logs.schema import columns_of
 from .money import cents_text
 from .profiles import ProfileBase, ProfileSet
 from .registry import plugin
-from .rowwise import rows_at
 
 __all__ = ["AuditResult", "audit", "discover", "SCHEMA_VERSION", "FINDING_COLUMNS"]
 
@@ -571,12 +570,6 @@ def _empty_frame(game: str) -> pa.Table:
     return batch_schema(game).empty_table()
 
 
-def _take(m, mask):
-    from .cards import CardMatrix
-
-    return CardMatrix(cards=rows_at(m.cards, mask), count=m.count[mask], bad=m.bad[mask])
-
-
 def _audit_order(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray:
     """The rows in the audit's order: each round's rows together, by seat and hand, the
     rounds in the order they start in the chunk (``round_start``: the first row of each
@@ -596,7 +589,7 @@ def _audit_order(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray:
 def _select(table: HandTable, rows: np.ndarray) -> HandTable:
     """The given rows (one gather for the frame and each matrix)."""
     return HandTable(df=table.df.take(rows).reset_index(drop=True),
-                     matrices={k: _take(m, rows) for k, m in table.matrices.items()})
+                     matrices={k: m.take(rows) for k, m in table.matrices.items()})
 
 
 def _card_text(raw: pa.Table, table: HandTable, card_rows: np.ndarray) -> tuple[list[str], list[str]]:

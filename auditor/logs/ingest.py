@@ -20,7 +20,7 @@ from ..arrowtext import as_large_string, buffers
 from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..compiled import kernel
 from ..money import parse_money
-from ..rowwise import count_per_row, rows_at
+from ..rowwise import count_per_row
 from .schema import Column, Kind, columns_of
 
 __all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "run_coded",
@@ -177,7 +177,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
 
 def _broadcast(value, index: np.ndarray):
     if isinstance(value, CardMatrix):
-        return CardMatrix(cards=rows_at(value.cards, index), count=value.count[index], bad=value.bad[index])
+        return value.take(index)
     if isinstance(value, pd.Series) and pd.api.types.is_string_dtype(value.dtype):
         # Text repeated on a round's rows: a categorical whose categories sort like the text,
         # so rows hold small codes (cheap to reorder and compare), not strings.
