@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import __version__
-from .checks.base import KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, round_index, unique_groups
+from .checks.base import KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, unique_groups
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
 from .logs.ingest import TIME_WINDOW, HandTable, InputError, collect_rejects, same_text, type_rows
@@ -406,14 +406,14 @@ class _GameRun:
             self.first = lo if self.first is None else min(self.first, lo)
             self.last = hi if self.last is None else max(self.last, hi)
         table_ids = accepted.df["table_id"].astype("category").array
-        per_table = np.bincount(table_ids.codes[round_index(accepted.df)[1]], minlength=len(table_ids.categories))
+        per_table = np.bincount(table_ids.codes[ctx.first], minlength=len(table_ids.categories))
         for table_id, count in zip(table_ids.categories, per_table.tolist()):
             if count:
                 self.tables[table_id] = self.tables.get(table_id, 0) + count
         self.totals["rounds"] += int(ctx.n_rounds)
         self.totals["hands"] += len(accepted.df)
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
-        self.previous = _last_per_table(accepted.df, card_faults, self.previous, game)
+        self.previous = _last_per_table(accepted.df, ctx.first, card_faults, self.previous, game)
 
     def _seen_before(self, rounds: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """Rows of a round that an earlier chunk already held (its rows were not together
@@ -473,16 +473,17 @@ def _hashed(values: pd.Series, rows: np.ndarray) -> np.ndarray:
     return pd.util.hash_pandas_object(values.take(rows), index=False).to_numpy()
 
 
-def _last_per_table(df: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.DataFrame | None,
+def _last_per_table(df: pd.DataFrame, first: np.ndarray, card_faults: pd.DataFrame, previous: pd.DataFrame | None,
                     game: str) -> pd.DataFrame | None:
     """Each table's latest round so far (audited, or rejected for an unreadable card), with
     the round-level fields: the carry that lets a chunk compare its first round of a table
-    with the one before it. ``df`` is in the audit's order (see ``_audit_order``)."""
+    with the one before it. ``df`` is in the audit's order (see ``_audit_order``); ``first``:
+    the first row of each of its rounds."""
     cols = [c.name for c in columns_of(game) if c.round_level and c.name in df.columns
             and c.name not in ("table_id", "round_id", "started_at")]
     parts = [] if previous is None else [previous]
     if len(df):
-        tcode, first = df["_tcode"].to_numpy(), round_index(df)[1]
+        tcode = df["_tcode"].to_numpy()
         # The rounds by table, then time, then round id: the last of each table is its latest.
         rounds = first[np.lexsort([df["_rcode"].to_numpy()[first], df["started_at"].array.asi8[first], tcode[first]])]
         last = rounds[np.r_[tcode[rounds][1:] != tcode[rounds][:-1], True]]
