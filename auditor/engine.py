@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from . import __version__
 from .checks.base import KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, unique_groups
+from .compiled import kernel
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
 from .logs.ingest import TIME_WINDOW, HandTable, InputError, collect_rejects, same_text, type_rows
@@ -271,9 +272,16 @@ def _round_consistency(table: HandTable, game: str, first: np.ndarray) -> list[t
 
 
 def _first_rows(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """(the first row of each round, in the order of ``_rkey``; the round of each row, an
-    index into it)."""
+    """(the first row of each round; the round of each row, an index into it). A round's
+    rows come together in an export: its first row is then where its run of rows starts,
+    found without sorting. Otherwise (a round's rows apart) the rows are grouped by one
+    stable sort."""
     rkey = df["_rkey"].to_numpy()
+    fresh = np.r_[True, rkey[1:] != rkey[:-1]] if len(rkey) else np.zeros(0, bool)
+    starts = np.flatnonzero(fresh)
+    keys = np.sort(rkey[starts])  # (np.unique would be ten times slower: it hashes)
+    if (keys[1:] != keys[:-1]).all():
+        return starts, np.cumsum(fresh) - 1
     order = np.argsort(rkey, kind="stable")
     _, of_round, counts = unique_groups(rkey, order)
     return order[np.cumsum(counts) - counts], of_round
@@ -614,14 +622,32 @@ def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataF
 
 
 def _rounds_checked(result: CheckResult) -> int:
+    """Rounds with a row the rule applied to."""
     if result.rounds_checked is not None:
         return result.rounds_checked
     idx = result.round_index
     if idx is None or not len(idx):
         return int(result.applies.sum())
+    count = _runs_with(idx, result.applies)
+    if count >= 0:
+        return count
     seen = np.zeros(int(idx.max()) + 1, dtype=bool)
     seen[idx[result.applies]] = True
     return int(seen.sum())
+
+
+@kernel
+def _runs_with(idx, mask):
+    """Distinct values of ``idx`` where ``mask`` holds, for ``idx`` sorted (as the rows of a
+    chunk come); -1 if it is not."""
+    count, last = 0, -1
+    for i in range(len(idx)):
+        if i and idx[i] < idx[i - 1]:
+            return -1
+        if mask[i] and (count == 0 or idx[i] != last):
+            count += 1
+            last = idx[i]
+    return count
 
 
 def _outcome(rule, lang, status, checked, violations, note="") -> RuleOutcome:

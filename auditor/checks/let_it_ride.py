@@ -227,7 +227,7 @@ def check_paytable(ctx: Context) -> CheckResult:
         (np.array([p.min_pair != "T" for p in profiles], bool), "reason.lir.min_pair"),
         (np.array([p.paytable.one_pair < 1 for p in profiles], bool), "reason.lir.pair_not_paid"))
     used = np.zeros(len(profiles), bool)
-    used[np.unique(ctx.which)] = True
+    used[ctx.which] = True
     used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
     return CheckResult(frame=frame, applies=used, violates=violates, reason=reason, reasons=keys, per_profile=True,
                        evidence=lambda idx: {"profile": frame["profile"].to_numpy()[idx].tolist(),

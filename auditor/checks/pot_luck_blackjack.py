@@ -469,7 +469,7 @@ def check_posted_commission(ctx: Context) -> CheckResult:
     pct = np.array([p.pool_commission_pct for p in profiles], dtype=object)
     violates = np.array([p > 5 for p in pct], dtype=bool)
     used = np.zeros(len(profiles), bool)
-    used[np.unique(ctx.which)] = True
+    used[ctx.which] = True
     used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
     return CheckResult(frame=frame, applies=used, violates=violates, per_profile=True,
                        evidence=lambda idx: {"profile": frame["profile"].to_numpy()[idx].tolist(),

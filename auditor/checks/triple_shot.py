@@ -330,7 +330,7 @@ def check_paytable(ctx: Context) -> CheckResult:
     violates, reason, keys = reasons((carib & peru, "reason.ts.caribbean_ratios"),
                                       (order, "reason.ts.table_order"))
     used = np.zeros(len(profiles), bool)
-    used[np.unique(ctx.which)] = True
+    used[ctx.which] = True
     used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
 
     def evidence(idx):
