@@ -22,7 +22,7 @@ __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_r
            "positions_result", "card_faults_result", "pay_limit_result", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled", "letter_counts", "categorical_objects", "text_codes",
-           "unique_groups", "seat_keys", "KEY_BASE"]
+           "unique_groups", "repeated", "seat_keys", "KEY_BASE"]
 
 
 @dataclass(frozen=True)
@@ -203,6 +203,14 @@ KEY_BASE = 10_003
 def seat_keys(df: pd.DataFrame) -> np.ndarray:
     """An integer per row naming its round and seat (from the engine's ``_rkey``)."""
     return df["_rkey"].to_numpy() * KEY_BASE + (df["seat"].to_numpy().astype(np.int64) + 1)
+
+
+def repeated(keys: np.ndarray) -> np.ndarray:
+    """Rows whose key another row also has (``duplicated(keep=False)``), by one sort: several
+    times faster than pandas' or numpy's hashing of a few hundred thousand integers."""
+    ordered = np.sort(keys)
+    twice = ordered[1:][ordered[1:] == ordered[:-1]]
+    return np.isin(keys, twice) if len(twice) else np.zeros(len(keys), bool)
 
 
 def unique_groups(keys: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

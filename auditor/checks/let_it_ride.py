@@ -21,7 +21,7 @@ from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_text, column_values, joined, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -41,11 +41,10 @@ def _pull_codes(values: pd.Series) -> np.ndarray:
 def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
     df = table.df
-    key = seat_keys(df)
     return [
         (_pull_codes(df["pulled_1"]) < 0, "pulled_1", "reject.lir.bad_pull"),
         (_pull_codes(df["pulled_2"]) < 0, "pulled_2", "reject.lir.bad_pull"),
-        (pd.Series(key).duplicated(keep=False).to_numpy(), "seat", "reject.lir.duplicate_seat"),
+        (repeated(seat_keys(df)), "seat", "reject.lir.duplicate_seat"),
     ]
 
 

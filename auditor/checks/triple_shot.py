@@ -20,7 +20,7 @@ from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -43,9 +43,8 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     count = table.matrices["cards"].count.astype(np.int16)
     dcount = table.matrices["dealer_cards"].count.astype(np.int16)
     dbc = df["dealer_bj_count"].to_numpy().astype(np.int16)
-    key = seat_keys(df)
     return [
-        (pd.Series(key).duplicated(keep=False).to_numpy(), "seat", "reject.ts.duplicate_seat"),
+        (repeated(seat_keys(df)), "seat", "reject.ts.duplicate_seat"),
         ((count >= 2) & (ts.bj_count(n[HIT], n[DOUBLE]) > count), "actions", "reject.ts.cards_vs_actions"),
         ((df["double"].to_numpy() > 0) != (n[DOUBLE] > 0), "double", "reject.ts.double_vs_action"),
         ((dbc < 2) | (dbc > np.maximum(dcount, 2)), "dealer_bj_count", "reject.ts.dealer_bj_count"),
