@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from auditor.engine import audit
-from auditor.logs.ingest import _blank, _parse_ints, _runs
+from auditor.logs.ingest import _blank, _choice_codes, _parse_ints, _runs
 from auditor.logs.sources import _scan
 from pot_luck_rows import HEADER, hand, write_log
 
@@ -37,6 +37,16 @@ def test_a_control_character_alone_is_a_missing_value(tmp_path):
         True, True, True, True, False, False]
     result = audit([write_log(tmp_path / "ctl.csv", [hand("R1", bet="\x1f")])])
     assert ("bet", "reject.missing") in {(f, r) for _, f, r in _reasons(result)}
+
+
+def test_a_choice_is_the_index_of_its_word_exactly_and_a_missing_value_is_the_blank_word():
+    """Words of a choice field (a Let It Ride withdrawal) are compared whole and case-sensitive,
+    after trimming; a missing value (null) is the blank word; anything else is -1."""
+    words = ("", "cards", "first_community", "second_community")
+    column = pa.array(["cards", "", None, "second_community", "Cards", "card", "cardss", "first_community",
+                       "first_communitx", "second_communit"], pa.large_string())
+    assert _choice_codes(column, words).tolist() == [1, 0, 0, 3, -1, -1, -1, 2, -1, -1]
+    assert _choice_codes(column, ("cards",)).tolist() == [0, -1, -1, -1, -1, -1, -1, -1, -1, -1]
 
 
 def test_a_whole_number_reads_alike_whatever_the_other_values():

@@ -5,11 +5,13 @@ a clean log no finding, and the simulated play the exact house edge."""
 import numpy as np
 import pytest
 
+from auditor.engine import audit
 from auditor.games import let_it_ride as lir
-from auditor.profiles import default_profile
+from auditor.profiles import default_profile, load_profiles
 from auditor.registry import GAMES
+from auditor.simulate import run
 from auditor.simulate.let_it_ride import deal_and_settle
-from simulated import audit_against_truth
+from simulated import PROFILES, audit_against_truth
 
 GAME = "let-it-ride"
 # reference-numbers.md 1c: with optimal pulling the three base bets return -0.035057 of one
@@ -73,3 +75,22 @@ def test_house_edge_of_optimal_play():
     se = np.sqrt(((per_round - mean * hands) ** 2).sum()) / hands.sum()
     assert se < 0.005
     assert abs(mean - HOUSE_EDGE) < 3 * se, f"mean {mean:.6f} ± {se:.6f}"
+
+
+def test_a_withdrawal_outside_the_vocabulary_rejects_its_round(tmp_path):
+    """"Cards" is no withdrawal (the words are case-sensitive); " cards " is "cards"."""
+    log, _ = run(GAME, rounds=40, seed=5, faults=0.0, out=tmp_path / "log.csv")
+    header, *lines = log.read_text().splitlines()
+    names = header.split(",")
+    rows = [line.split(",") for line in lines]
+    pulled = names.index("pulled_1")
+    key = [(r[names.index("table_id")], r[names.index("round_id")]) for r in rows]
+    other = next(i for i, k in enumerate(key) if k != key[0])  # a row of another round
+    rows[0][pulled], rows[other][pulled] = "Cards", " cards "
+    log.write_text("\n".join([header, *(",".join(r) for r in rows)]) + "\n")
+    result = audit([log], profiles=load_profiles([PROFILES]))
+    rejected = result.rejected
+    assert set(rejected["line"]) == {i + 2 for i, k in enumerate(key) if k == key[0]}
+    assert rejected.loc[rejected["line"] == 2, ["field", "reason"]].values.tolist() == [
+        ["pulled_1", "reject.lir.bad_pull"]]
+    assert result.inputs[0].records_read == len(rows) == result.totals["hands"] + len(rejected)

@@ -11,8 +11,6 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..cards import RANKS, cards_text
 from ..games import let_it_ride as lir
@@ -30,20 +28,12 @@ NOT_PULLED, PULL_CARDS, PULL_FIRST, PULL_SECOND = range(len(PULL_VALUES))
 SEATS = 7  # Art. 2 a
 
 
-def _pull_codes(values: pd.Series) -> np.ndarray:
-    """Index into PULL_VALUES, -1 for a value outside the vocabulary (a missing value is
-    the blank one)."""
-    text = pc.fill_null(pa.array(values, pa.large_string()), "")
-    codes = pc.index_in(text, value_set=pa.array(PULL_VALUES, pa.large_string()))
-    return pc.fill_null(codes, -1).to_numpy(zero_copy_only=False).astype(np.int8)
-
-
 def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
     df = table.df
     return [
-        (_pull_codes(df["pulled_1"]) < 0, "pulled_1", "reject.lir.bad_pull"),
-        (_pull_codes(df["pulled_2"]) < 0, "pulled_2", "reject.lir.bad_pull"),
+        (df["pulled_1"].to_numpy() < 0, "pulled_1", "reject.lir.bad_pull"),
+        (df["pulled_2"].to_numpy() < 0, "pulled_2", "reject.lir.bad_pull"),
         (repeated(seat_keys(df)), "seat", "reject.lir.duplicate_seat"),
     ]
 
@@ -68,8 +58,8 @@ class Context(GameContext):
         self.net_2 = df["net_2"].to_numpy()
         self.net_dollar = df["net_dollar"].to_numpy()
         self.net_bonus = df["net_bonus"].to_numpy()
-        self.pulled_1 = _pull_codes(df["pulled_1"])
-        self.pulled_2 = _pull_codes(df["pulled_2"])
+        self.pulled_1 = df["pulled_1"].to_numpy()  # index into PULL_VALUES, -1 for none (rejected)
+        self.pulled_2 = df["pulled_2"].to_numpy()
         # Art. 1 j: the hand is three player cards and the two community cards; a hand of
         # another shape (LIR-HAND) cannot be valued and no pay rule is checked on it.
         self.ok = (self.count == 3) & (self.ccount[self.rid] == 2)

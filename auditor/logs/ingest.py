@@ -198,6 +198,10 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
         text, nul = _trimmed(arrow)
         found.append((nul, col.name, "reject.bad_text"))
         return pd.Series(pd.arrays.ArrowStringArray(text)), found
+    if col.kind == Kind.CHOICE:
+        text, nul = _trimmed(arrow)
+        found.append((nul, col.name, "reject.bad_text"))
+        return _choice_codes(text, col.choices), found
     if col.kind == Kind.INT:
         ints, bad = _parse_ints(arrow, blank)
         found.append((bad, col.name, "reject.bad_int"))
@@ -307,6 +311,44 @@ def same_text(runs: tuple[np.ndarray, pa.LargeStringArray], rows: np.ndarray, ot
         a, b = (text.take(pa.array(run[r[check]])) for r in (rows, other))
         same[check] = pc.equal(a, b).to_numpy(zero_copy_only=False)
     return same
+
+
+def _choice_codes(arrow: pa.Array, choices: tuple[str, ...]) -> np.ndarray:
+    """The index of each value in ``choices`` (a missing value is the blank one), -1 for a
+    value that is none of them: the game's validation rejects those."""
+    words = pa.array(choices, pa.large_string())
+    codes = _word_index(*buffers(arrow), *buffers(words))
+    if arrow.null_count:
+        codes[arrow.is_null().to_numpy(zero_copy_only=False)] = choices.index("") if "" in choices else -1
+    return codes
+
+
+@kernel
+def _word_index(offsets, data, word_offsets, words):
+    n, m = len(offsets) - 1, len(word_offsets) - 1
+    longest = 0
+    for w in range(m):
+        longest = max(longest, word_offsets[w + 1] - word_offsets[w])
+    # The words of each length, as a chain: a value is compared only with words of its length.
+    first = np.full(longest + 1, -1, np.int64)
+    after = np.full(m, -1, np.int64)
+    for w in range(m - 1, -1, -1):
+        size = word_offsets[w + 1] - word_offsets[w]
+        after[w] = first[size]
+        first[size] = w
+    codes = np.full(n, -1, np.int8)
+    for i in range(n):
+        at, size = offsets[i], offsets[i + 1] - offsets[i]
+        w = first[size] if size <= longest else -1
+        while w >= 0:
+            k = 0
+            while k < size and data[at + k] == words[word_offsets[w] + k]:
+                k += 1
+            if k == size:
+                codes[i] = w
+                break
+            w = after[w]
+    return codes
 
 
 def _parse_ints(arrow: pa.Array, blank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

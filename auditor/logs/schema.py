@@ -25,6 +25,7 @@ class Kind:
     CARDS = "cards"
     ACTIONS = "actions"
     TIME = "time"
+    CHOICE = "choice"  # one of a few words (``x-choices``), read as its index in them
 
 
 MONEY_PATTERN = r"^[0-9]{1,13}([.,][0-9]{1,2})?$"
@@ -32,10 +33,13 @@ SIGNED_MONEY_PATTERN = r"^-?[0-9]{1,13}([.,][0-9]{1,2})?$"
 CARDS_PATTERN = r"^\s*((10|[2-9TJQKAtjqka])[SHDCshdc♠♥♦♣]\s*)*$"
 
 
-def _col(kind: str, description: str, *, width: int | None = None, required: bool = True, **kw):
+def _col(kind: str, description: str, *, width: int | None = None, required: bool = True,
+         choices: tuple[str, ...] | None = None, **kw):
     extra = {"x-kind": kind, "x-required": required}
     if width is not None:
         extra["x-width"] = width
+    if choices is not None:
+        extra["x-choices"] = list(choices)
     return Field(description=description, json_schema_extra=extra, **kw)
 
 
@@ -102,9 +106,11 @@ class LetItRideHand(_Doc):
     bet_1: Money = _col(Kind.MONEY, "Bet 1 (first base bet).")
     bet_2: Money = _col(Kind.MONEY, "Bet 2 (second base bet).")
     bet_dollar: Money = _col(Kind.MONEY, "The \"$\" bet (third base bet, never withdrawn).")
-    pulled_1: str = _col(Kind.TEXT, "Withdrawal of bet 1. " + _PULL_DOC, required=False, default="",
+    pulled_1: str = _col(Kind.CHOICE, "Withdrawal of bet 1. " + _PULL_DOC, required=False, default="",
+                         choices=PULL_VALUES,
                          pattern=r"^(|cards|first_community|second_community)$")
-    pulled_2: str = _col(Kind.TEXT, "Withdrawal of bet 2. " + _PULL_DOC, required=False, default="",
+    pulled_2: str = _col(Kind.CHOICE, "Withdrawal of bet 2. " + _PULL_DOC, required=False, default="",
+                         choices=PULL_VALUES,
                          pattern=r"^(|cards|first_community|second_community)$")
     bonus_bet: Money = _col(Kind.MONEY, "Bonus side bet, 0 if none.", required=False, default="0")
     net_1: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of bet 1: paid (> 0), collected (< 0), "
@@ -201,6 +207,7 @@ class Column(BaseModel):
     round_level: bool
     minimum: int | None = None  # bounds of a whole-number field (ge / le in the model)
     maximum: int | None = None
+    choices: tuple[str, ...] = ()  # the words of a choice field
 
 
 def columns_of(game: str) -> list[Column]:
@@ -216,7 +223,8 @@ def columns_of(game: str) -> list[Column]:
             bounds = {type(m).__name__: getattr(m, "ge", getattr(m, "le", None)) for m in info.metadata}
             out.append(Column(name=name, kind=extra["x-kind"], required=extra["x-required"],
                               width=extra.get("x-width"), round_level=round_level,
-                              minimum=bounds.get("Ge"), maximum=bounds.get("Le")))
+                              minimum=bounds.get("Ge"), maximum=bounds.get("Le"),
+                              choices=tuple(extra.get("x-choices", ()))))
     return out
 
 
