@@ -162,24 +162,47 @@ def _source_order(src: Source):
 
 
 def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, progress):
-    """Concatenated batches of whole rounds, about ``chunk_rows`` rows each; the first about
-    an eighth of that, so that the auditing thread waits less for the reader to start."""
+    """Concatenated batches of whole rounds, about ``chunk_rows`` rows each. The first is
+    about an eighth of that, so that the auditing thread waits less for the reader to start.
+    The last comes in two halves, so that less is left to audit once the reading ends: the
+    first half is audited while the second is typed. (A chunk is given once a quarter of one
+    has been read after it: the last one is then known.)"""
     pending: list[pa.Table] = []
-    size, goal = 0, chunk_rows // 8
+    size, quarter, started = 0, max(1, chunk_rows // 4), False
     for src in sources:
         if progress:
             progress(str(src.path))
         try:
-            for batch in src.batches(max(1_000, min(chunk_rows // 4, BATCH_ROWS))):
+            for batch in src.batches(max(1_000, min(quarter, BATCH_ROWS))):
                 pending.append(batch)
                 size += batch.num_rows
-                if size >= goal:
-                    size, goal = 0, chunk_rows
+                if not started and size >= chunk_rows // 8:
+                    size, started = 0, True
                     yield _drain(pending)
+                elif size >= chunk_rows + quarter:
+                    size -= yield from _give(pending, chunk_rows)
         except InputError as exc:
             errors[str(src.path)] = t(exc.key, lang, **exc.params)
-    if pending or size == 0:
-        yield _drain(pending) if pending else None
+    if size > quarter:  # the last chunk, in halves
+        size -= yield from _give(pending, size // 2)
+    if pending:
+        yield _drain(pending)
+    elif not started:  # nothing read: one empty chunk, so that every rule is still judged
+        yield None
+
+
+def _give(pending: list[pa.Table], rows: int):
+    """Yields the first batches of ``pending`` that hold at least ``rows`` rows, as one
+    chunk (they leave ``pending``); returns how many rows they held."""
+    k, held = 0, 0
+    while held < rows:
+        held += pending[k].num_rows
+        k += 1
+    rest = pending[k:]
+    del pending[k:]
+    yield _drain(pending)
+    pending.extend(rest)
+    return held
 
 
 def _read_ahead(chunks: Iterator) -> Iterator:
