@@ -19,6 +19,7 @@ from typing import Annotated, Optional, NoReturn
 
 import typer
 
+from .allocator import keep_freed_memory
 from .i18n import LANGS, t
 from .profiles import ProfileError
 from .specs import SEVERITIES, SpecError
@@ -39,6 +40,7 @@ def main() -> NoReturn:
     """The ``auditor`` command. When it is done and its output is flushed, the process ends
     at once: the interpreter's orderly teardown would spend about 0.2 s unloading numba's
     compiled code, after every report is written and every file closed."""
+    keep_freed_memory()
     try:
         app()
         code = 0

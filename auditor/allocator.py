@@ -1,0 +1,34 @@
+"""How the C allocator serves the audit's arrays (glibc only; elsewhere nothing changes).
+
+An audit allocates and frees arrays of a few megabytes per chunk, thousands of times. By
+default glibc maps each array of more than about a megabyte afresh from the kernel, unmaps
+it when it is freed, and trims its heap as it shrinks: the next chunk's arrays then touch
+new pages, and each new page is a page fault. On the virtual machines we measure on, a fault
+costs about 5 µs, and a 1M-round audit took 250,000-300,000 of them (1.2-1.8 s of system
+time, against 2-2.5 s for the whole pandas read of the same log). Serving arrays of up to
+32 MB from the heap and keeping what is freed for the next chunk halves the faults. The
+peak of memory is the same working set; what is freed is kept until the process ends.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+__all__ = ["keep_freed_memory"]
+
+# mallopt(3) parameters
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
+
+
+def keep_freed_memory() -> bool:
+    """Tell glibc's allocator to serve arrays of up to 32 MB from its heap and to keep freed
+    memory (for this process, from now on). False where the C library is not glibc."""
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
+            return False
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (AttributeError, ValueError, OSError):
+        return False
+    settings = ((_M_MMAP_THRESHOLD, 32 << 20), (_M_TRIM_THRESHOLD, (1 << 31) - 1), (_M_TOP_PAD, 64 << 20))
+    return all(mallopt(option, value) == 1 for option, value in settings)
