@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..compiled import kernel
+from ..compiled import kernel, load8, store8
 
 __all__ = ["split_plain", "last_line_end", "line_count"]
 
@@ -32,8 +32,9 @@ def split_plain(block: np.ndarray, ncols: int, delimiter: str, repeated=()) -> l
     offsets, data, bases, entries, index = _columns(block, ends, ncols, runs)
     columns: list[pa.Array] = []
     for c in range(ncols):
+        size = offsets[c, entries[c]]
         values = pa.LargeStringArray.from_buffers(int(entries[c]), pa.py_buffer(offsets[c, :entries[c] + 1]),
-                                                  pa.py_buffer(data[bases[c]:bases[c + 1]]))
+                                                  pa.py_buffer(data[bases[c]:bases[c] + size]))
         columns.append(pa.DictionaryArray.from_arrays(pa.array(index[runs[:c].sum()], pa.int32()), values,
                                                       safe=False) if runs[c] else values)
     return columns
@@ -130,14 +131,36 @@ def _field_ends(block, ncols, delimiter, lines):
     return ends[:found]
 
 
+# Bytes after each column's in the buffer of the split: a field is copied eight bytes at a
+# time, and the last copy of a column may pass its end by up to seven.
+_PAD = 16
+
+
+@kernel
+def _same_bytes(block, a, b, n):
+    """Whether ``block[a:a + n]`` equals ``block[b:b + n]``, compared eight bytes at a time
+    (the reads pass the ranges by up to seven bytes: the caller keeps them in the block)."""
+    k = 0
+    while k + 8 <= n:
+        if load8(block, a + k) != load8(block, b + k):
+            return False
+        k += 8
+    if k < n:
+        differ = load8(block, a + k) ^ load8(block, b + k)
+        return not differ & ((np.uint64(1) << np.uint64(8 * (n - k))) - np.uint64(1))
+    return True
+
+
 @kernel
 def _columns(block, ends, ncols, runs):
     """(offsets of each column's entries, one row per column; the bytes of all columns,
     column after column; where each column's bytes begin; entries per column; entry of each
     row of each run-encoded column, one row per such column) of the fields ending at ``ends``.
     A column is run-encoded where ``runs`` says so (a value equal to the one above it is the
-    same entry); elsewhere its entries are its rows."""
+    same entry); elsewhere its entries are its rows. Fields are compared and copied eight
+    bytes at a time, but at the block's very end (a read there would pass it)."""
     rows = len(ends) // ncols
+    size = len(block)
     lengths = np.zeros(ncols, np.int64)
     entries = np.zeros(ncols, np.int64)
     slot = np.cumsum(runs) - 1  # of a run-encoded column, among those
@@ -149,13 +172,17 @@ def _columns(block, ends, ncols, runs):
             end = ends[r * ncols + c]
             stop = end - 1 if c == ncols - 1 and end > start and block[end - 1] == 13 else end
             if runs[c]:
-                if r and above[c, 1] - above[c, 0] == stop - start:
-                    same, k, a = True, start, above[c, 0]
-                    while same and k < stop:
-                        same = block[k] == block[a]
-                        k += 1
-                        a += 1
-                    fresh[r, c] = not same
+                n = stop - start
+                if r and above[c, 1] - above[c, 0] == n:
+                    a = above[c, 0]
+                    if stop + 8 <= size:
+                        fresh[r, c] = not _same_bytes(block, start, a, n)
+                    else:
+                        same, k = True, 0
+                        while same and k < n:
+                            same = block[start + k] == block[a + k]
+                            k += 1
+                        fresh[r, c] = not same
                 above[c, 0], above[c, 1] = start, stop
             if fresh[r, c]:
                 lengths[c] += stop - start
@@ -163,7 +190,7 @@ def _columns(block, ends, ncols, runs):
             start = end + 1
     bases = np.zeros(ncols + 1, np.int64)
     for c in range(ncols):
-        bases[c + 1] = bases[c] + lengths[c]
+        bases[c + 1] = bases[c] + lengths[c] + _PAD
     offsets = np.empty((ncols, rows + 1), np.int64)
     index = np.empty((slot[-1] + 1, rows), np.int32)
     data = np.empty(bases[ncols], np.uint8)
@@ -178,10 +205,13 @@ def _columns(block, ends, ncols, runs):
                 offsets[c, count[c]] = at[c] - bases[c]
                 count[c] += 1
                 p = at[c]
-                for k in range(start, stop):
-                    data[p] = block[k]
-                    p += 1
-                at[c] = p
+                if stop + 8 <= size:
+                    for k in range(0, stop - start, 8):
+                        store8(data, p + k, load8(block, start + k))
+                else:
+                    for k in range(stop - start):
+                        data[p + k] = block[start + k]
+                at[c] = p + stop - start
             if runs[c]:
                 index[slot[c], r] = count[c] - 1
             start = end + 1
