@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowtext import as_large_string, buffers
-from .compiled import kernel
+from .compiled import kernel, load8
 
 __all__ = ["parse_money", "cents_to_decimal", "cents_text", "format_soles", "decimal_to_cents"]
 
@@ -65,6 +65,13 @@ def _plain_cells(offsets, data):
         if data[at] == 45:  # '-'
             negative[i] = True
             at += 1
+        if 4 <= end - at <= 8 and data[end - 3] == 46 and at + 8 <= len(data):
+            # The usual amount, one to five digits, a dot and two decimals: read as one word.
+            value = _dotted_cents(load8(data, at), end - at)
+            if value >= 0:
+                plain[i] = True
+                cents[i] = -value if negative[i] else value
+            continue
         whole, digits = 0, 0
         while at < end and 48 <= data[at] <= 57 and digits <= 13:
             whole = whole * 10 + (data[at] - 48)
@@ -85,6 +92,31 @@ def _plain_cells(offsets, data):
         plain[i] = True
         cents[i] = -(whole * 100 + fraction) if negative[i] else whole * 100 + fraction
     return cents, negative, blank, plain
+
+
+_ZEROS = np.uint64(0x3030303030303030)  # eight '0'
+_HIGH_NIBBLES, _LOW_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0), np.uint64(0x0F0F0F0F0F0F0F0F)
+
+
+@kernel
+def _dotted_cents(word, size):
+    """The amount written in the first ``size`` bytes of ``word`` (4 to 8: digits, a dot, two
+    digits), in céntimos; -1 if a byte that must be a digit is not. The dot is taken out,
+    the digits are moved up and zeros put before them (the first digit is the word's lowest
+    byte), then the eight digits are checked and read at once (pairs, quads, then the whole)."""
+    whole = size - 3
+    low_bits = np.uint64(8 * whole)
+    digits = (word & ((np.uint64(1) << low_bits) - np.uint64(1))) | (
+        ((word >> (low_bits + np.uint64(8))) & np.uint64(0xFFFF)) << low_bits)
+    pad = np.uint64(8 * (9 - size))  # the bytes of the zeros in front (size - 1 digits)
+    digits = (digits << pad) | (_ZEROS & ((np.uint64(1) << pad) - np.uint64(1)))
+    if (digits & _HIGH_NIBBLES) != _ZEROS or ((digits + np.uint64(0x0606060606060606)) & _HIGH_NIBBLES) != _ZEROS:
+        return -1
+    v = digits & _LOW_NIBBLES
+    v = (v * np.uint64(2561)) >> np.uint64(8)
+    v = ((v & np.uint64(0x00FF00FF00FF00FF)) * np.uint64(6553601)) >> np.uint64(16)
+    v = ((v & np.uint64(0x0000FFFF0000FFFF)) * np.uint64(42949672960001)) >> np.uint64(32)
+    return np.int64(v)
 
 
 def _parse_careful(arr, signed: bool, blank_is_zero: bool):

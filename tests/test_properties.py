@@ -3,6 +3,9 @@ and of the money parser."""
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -119,6 +122,19 @@ def test_money_parses_to_exact_cents(cents, mark, pad):
     if cents < 0:
         _, unsigned_bad = parse_money([text])
         assert unsigned_bad[0]
+
+
+@FAST
+@given(st.lists(st.text(alphabet="0123456789.-,a ", max_size=10), min_size=1, max_size=40))
+def test_money_read_as_the_pattern_says_wherever_the_cell_lies(cells):
+    """Cells read from one buffer, most with bytes after them (read eight at a time), give
+    what the documented pattern gives, cell by cell."""
+    pattern = re.compile(r"^-?[0-9]{1,13}([.,][0-9]{1,2})?$")
+    cents, bad = parse_money(pa.array([*cells, "0" * 8], pa.large_string()), signed=True)
+    for text, value, wrong in zip(cells, cents.tolist(), bad.tolist()):
+        text = text.strip()
+        assert wrong == (text != "" and not pattern.match(text)), text
+        assert value == (0 if wrong or not text else int(Decimal(text.replace(",", ".")) * 100)), text
 
 
 @FAST
