@@ -514,10 +514,8 @@ def _last_per_table(df: pd.DataFrame, first: np.ndarray, card_faults: pd.DataFra
             and c.name not in ("table_id", "round_id", "started_at")]
     parts = [] if previous is None else [previous]
     if len(df):
-        tcode = df["_tcode"].to_numpy()
-        # The rounds by table, then time, then round id: the last of each table is its latest.
-        rounds = first[np.lexsort([df["_rcode"].to_numpy()[first], df["started_at"].array.asi8[first], tcode[first]])]
-        last = rounds[np.r_[tcode[rounds][1:] != tcode[rounds][:-1], True]]
+        last = first[_latest(df["_tcode"].to_numpy()[first], df["started_at"].array.asi8[first],
+                             df["_rcode"].to_numpy()[first])]
         # A few rows, as plain values: a categorical would carry the chunk's every round id.
         parts.append(pd.DataFrame({c: _plain_at(df[c], last) for c in ["table_id", "round_id", "started_at", *cols]})
                      .assign(_rejected=False))
@@ -531,6 +529,19 @@ def _last_per_table(df: pd.DataFrame, first: np.ndarray, card_faults: pd.DataFra
     events["_t"] = pd.to_datetime(events["started_at"], utc=True).array.asi8
     events = events.sort_values(["table_id", "_t", "round_id"], kind="stable")
     return events.drop_duplicates("table_id", keep="last").drop(columns="_t").reset_index(drop=True)
+
+
+@kernel
+def _latest(table, time, rank):
+    """Each table's latest round, in the order of the tables' codes: the one of the latest
+    time, then of the greatest round id (``rank``: codes that sort like the ids), then the
+    last given."""
+    best = np.full(table.max() + 1 if len(table) else 0, -1, np.int64)
+    for i in range(len(table)):
+        b = best[table[i]]
+        if b < 0 or time[i] > time[b] or (time[i] == time[b] and rank[i] >= rank[b]):
+            best[table[i]] = i
+    return best[best >= 0]
 
 
 def _plain_at(values: pd.Series, rows: np.ndarray) -> pd.Series:

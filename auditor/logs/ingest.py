@@ -150,7 +150,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
             index, arrow = runs[col.name] = _runs(raw.column(col.name))
             value, found = _type_column(col, arrow, letters)
             value = _broadcast(value, index)
-            found = [(mask[index], f, r) for mask, f, r in found]
+            found = [(mask[index] if mask.any() else np.zeros(len(index), bool), f, r) for mask, f, r in found]
         else:
             value, found = _type_column(col, as_large_string(raw.column(col.name)), letters)
         problems.extend(found)
