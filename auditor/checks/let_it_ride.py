@@ -77,8 +77,8 @@ class Context(GameContext):
         bonus = np.stack([lir.ratio_table(p.bonus.model_dump()) for p in profs])
         min_pair = np.array([RANKS.index(p.min_pair) for p in profs])
         w = self.which[self.rid]
-        ratio = lir.pay_ratio(cat, pair, pay.take(w, axis=0), min_pair[w])
-        bonus_ratio = lir.pay_ratio(cat, pair, bonus.take(w, axis=0), np.zeros(len(w), np.int64))
+        ratio = lir.pay_ratio(cat, pair, pay, min_pair[w], w)
+        bonus_ratio = lir.pay_ratio(cat, pair, bonus, np.zeros(len(w), np.int64), w)
         rid = self.rid
         ok = self.ok
         out = lir.dues(ratio, bonus_ratio, self.bet_1, self.bet_2, self.bet_dollar, self.bonus_bet,

@@ -15,6 +15,7 @@ from math import comb
 import numpy as np
 
 from ..cards import RANKS
+from ..checks.base import group_sum
 from ..rowwise import all_per_row
 from . import poker
 
@@ -65,11 +66,13 @@ def ratio_table(table: dict[str, int]) -> np.ndarray:
     return out
 
 
-def pay_ratio(category: np.ndarray, pair: np.ndarray, ratios: np.ndarray, min_pair: np.ndarray) -> np.ndarray:
-    """Ratio paid per unit bet (``ratios`` (N, 10) or (10,), ``min_pair`` rank index per row),
-    or -1 where the hand loses: no posted ratio for it, or a pair below the minimum."""
-    ratios = np.broadcast_to(ratios, (len(category), len(poker.CATEGORIES)))
-    r = np.take_along_axis(ratios, category.astype(np.int64)[:, None], axis=1)[:, 0]
+def pay_ratio(category: np.ndarray, pair: np.ndarray, ratios: np.ndarray, min_pair: np.ndarray,
+              which: np.ndarray | None = None) -> np.ndarray:
+    """Ratio paid per unit bet, or -1 where the hand loses: no posted ratio for it, or a
+    pair below the minimum (``min_pair``: rank index per row). ``ratios``: indexed by
+    category, one table for every row, or one per pay table (P, 10) with ``which`` the table
+    of each row."""
+    r = ratios[category] if which is None else ratios[which, category]
     short_pair = (category == poker.ONE_PAIR) & (pair < min_pair)
     return np.where((r > 0) & ~short_pair, r, -1)
 
@@ -136,7 +139,6 @@ def dues(ratio: np.ndarray, bonus_ratio: np.ndarray, bet_1, bet_2, bet_dollar, b
     due_b = bonus_bet.astype(np.int64) * np.where(bonus_ratio > 0, bonus_ratio, -1)
     won = (np.where(in_play_1, np.maximum(due_1, 0), 0) + np.where(in_play_2, np.maximum(due_2, 0), 0)
            + np.maximum(due_d, 0) + np.maximum(due_b, 0))
-    total = np.zeros(n_rounds, dtype=np.int64)
-    np.add.at(total, rid, won)
+    total = group_sum(won, rid, n_rounds)
     capped = (limit >= 0) & (total > limit)
     return due_1, due_2, due_d, due_b, capped, total
