@@ -253,18 +253,24 @@ def letter_counts(codes: np.ndarray, letters: int) -> dict[int, np.ndarray]:
 
 
 def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Exact int64 sums per group (a float bincount would lose céntimos past 2**53). (Since
-    numpy 1.25 ``ufunc.at`` is fast: 0.5 ms for 300,000 values, where sorting into groups
-    and reducing them took 4 ms.)"""
+    """Exact int64 sums per group (a float bincount would lose céntimos past 2**53)."""
     out = np.zeros(n_groups, dtype=np.int64)
-    np.add.at(out, group, values.astype(np.int64, copy=False))
+    np.add.at(out, group, _canonical(values.astype(np.int64, copy=False)))
     return out
 
 
 def group_max(values: np.ndarray, group: np.ndarray, n_groups: int, initial) -> np.ndarray:
     out = np.full(n_groups, initial, dtype=values.dtype)
-    np.maximum.at(out, group, values)
+    np.maximum.at(out, group, _canonical(values))
     return out
+
+
+def _canonical(values: np.ndarray) -> np.ndarray:
+    """``values`` with numpy's own instance of their dtype. An array made by a compiled
+    kernel loaded from numba's cache carries a dtype unpickled from it: equal to numpy's,
+    but not the same object, and ``ufunc.at`` then misses its fast loop (16 ms instead of
+    0.6 ms for 300,000 values; since numpy 1.25 the fast loop beats sorting into groups)."""
+    return values.view(values.dtype.type)
 
 
 def group_any(mask: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
