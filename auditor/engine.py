@@ -673,14 +673,17 @@ def _rounds_checked(result: CheckResult) -> int:
 @kernel
 def _runs_with(idx, mask):
     """Distinct values of ``idx`` where ``mask`` holds, for ``idx`` sorted (as the rows of a
-    chunk come); -1 if it is not."""
-    count, last = 0, -1
+    chunk come); -1 if it is not. (Without a branch on ``mask``, which is as often true as
+    not.)"""
+    count, seen, prev = 0, 0, -1
     for i in range(len(idx)):
-        if i and idx[i] < idx[i - 1]:
+        if idx[i] < prev:
             return -1
-        if mask[i] and (count == 0 or idx[i] != last):
-            count += 1
-            last = idx[i]
+        held = np.int64(mask[i])
+        before = seen * (idx[i] == prev)  # a row of this value held already
+        count += held * (1 - before)
+        seen = before | held
+        prev = idx[i]
     return count
 
 

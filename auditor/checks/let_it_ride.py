@@ -67,7 +67,7 @@ class Context(GameContext):
     @cached_property
     def hand_value(self) -> tuple[np.ndarray, np.ndarray]:
         """(poker category, pair rank) of every final hand, evaluated once."""
-        return lir.evaluate(lir.final_hands(self.cards, self.community.take(self.rid, axis=0), self.ok))
+        return lir.evaluate(lir.final_hands(self.cards, self.community, self.ok, self.rid))
 
     @cached_property
     def settlement(self):

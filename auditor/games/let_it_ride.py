@@ -16,7 +16,7 @@ import numpy as np
 
 from ..cards import RANKS
 from ..checks.base import group_sum
-from ..rowwise import all_per_row
+from ..compiled import kernel
 from . import poker
 
 __all__ = ["PAY_CATEGORIES", "DEFAULT_PAYTABLE", "DEFAULT_BONUS", "final_hands", "evaluate",
@@ -40,13 +40,33 @@ _PRIMARY_MASK = (1 << 13) - 1
 _DUMMY = np.array([0, 9, 18, 27, 32], dtype=np.int8)
 
 
-def final_hands(player: np.ndarray, community: np.ndarray, ok: np.ndarray | None = None) -> np.ndarray:
-    """(N, 5) final hands: three player cards then two community cards; rows not ``ok``
-    (malformed hands) get a placeholder hand so the evaluator can run on every row."""
-    hands = np.concatenate([player[:, :3], community[:, :2]], axis=1).astype(np.int8)
+def final_hands(player: np.ndarray, community: np.ndarray, ok: np.ndarray | None = None,
+                rid: np.ndarray | None = None) -> np.ndarray:
+    """(N, 5) final hands: three player cards then two community cards (``community`` per
+    row, or per round with ``rid`` the round of each row). A malformed hand (not ``ok``, or
+    missing a card) gets a placeholder hand, so that the evaluator can run on every row."""
+    if rid is None:
+        rid = np.arange(len(player))
     if ok is None:
-        ok = all_per_row(hands >= 0)
-    return np.where(ok[:, None], hands, _DUMMY[None, :])
+        ok = np.ones(len(player), bool)
+    return _final_hands(player, community, rid, ok, _DUMMY)
+
+
+@kernel
+def _final_hands(player, community, rid, ok, dummy):
+    hands = np.empty((len(player), 5), np.int8)
+    for i in range(len(player)):
+        whole = ok[i]
+        for k in range(5):
+            if k < 3:
+                card = player[i, k] if k < player.shape[1] else -1
+            else:
+                card = community[rid[i], k - 3] if k - 3 < community.shape[1] else -1
+            hands[i, k] = card
+            whole = whole and card >= 0
+        if not whole:
+            hands[i, :] = dummy
+    return hands
 
 
 def evaluate(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

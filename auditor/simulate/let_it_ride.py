@@ -115,7 +115,7 @@ def settle(h: dict, profiles: list[LetItRideProfile], which: np.ndarray, n_round
     posted payment limit, the winnings are paid pro rata up to the limit."""
     rid = h["rid"]
     w = which[rid]
-    cat, pair = lir.evaluate(lir.final_hands(h["cards"], h["community"][rid]))
+    cat, pair = lir.evaluate(lir.final_hands(h["cards"], h["community"], rid=rid))
     pay = np.stack([lir.ratio_table(p.paytable.model_dump()) for p in profiles])
     bon = np.stack([lir.ratio_table(p.bonus.model_dump()) for p in profiles])
     min_pair = np.array([RANKS.index(p.min_pair) for p in profiles])
