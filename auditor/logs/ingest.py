@@ -325,29 +325,18 @@ def _choice_codes(arrow: pa.Array, choices: tuple[str, ...]) -> np.ndarray:
 
 @kernel
 def _word_index(offsets, data, word_offsets, words):
-    n, m = len(offsets) - 1, len(word_offsets) - 1
-    longest = 0
-    for w in range(m):
-        longest = max(longest, word_offsets[w + 1] - word_offsets[w])
-    # The words of each length, as a chain: a value is compared only with words of its length.
-    first = np.full(longest + 1, -1, np.int64)
-    after = np.full(m, -1, np.int64)
-    for w in range(m - 1, -1, -1):
-        size = word_offsets[w + 1] - word_offsets[w]
-        after[w] = first[size]
-        first[size] = w
-    codes = np.full(n, -1, np.int8)
-    for i in range(n):
+    codes = np.full(len(offsets) - 1, -1, np.int8)
+    for i in range(len(codes)):
         at, size = offsets[i], offsets[i + 1] - offsets[i]
-        w = first[size] if size <= longest else -1
-        while w >= 0:
+        for w in range(len(word_offsets) - 1):
+            if word_offsets[w + 1] - word_offsets[w] != size:
+                continue
             k = 0
             while k < size and data[at + k] == words[word_offsets[w] + k]:
                 k += 1
             if k == size:
                 codes[i] = w
                 break
-            w = after[w]
     return codes
 
 
