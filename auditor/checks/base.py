@@ -246,10 +246,20 @@ def first_index(group: np.ndarray, n_groups: int) -> np.ndarray:
 
 
 def letter_counts(codes: np.ndarray, letters: int) -> dict[int, np.ndarray]:
-    """How often each letter code 0..letters-1 occurs in each row of a -1 padded matrix
-    (counted over the transposed matrix, whose few rows are long and contiguous)."""
-    columns = np.ascontiguousarray(codes.T)
-    return {code: (columns == code).sum(axis=0, dtype=np.int16) for code in range(letters)}
+    """How often each letter code 0..letters-1 occurs in each row of a -1 padded matrix."""
+    counts = _letter_counts(codes, letters)
+    return {code: counts[code] for code in range(letters)}
+
+
+@kernel
+def _letter_counts(codes, letters):
+    counts = np.zeros((letters, codes.shape[0]), np.int16)
+    for i in range(codes.shape[0]):
+        for k in range(codes.shape[1]):
+            code = codes[i, k]
+            if 0 <= code < letters:
+                counts[code, i] += 1
+    return counts
 
 
 def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
