@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import __version__
-from .checks.base import KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, unique_groups
+from .checks.base import KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, round_index, unique_groups
 from .compiled import kernel
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
@@ -300,11 +300,10 @@ def _first_rows(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     found without sorting. Otherwise (a round's rows apart) the rows are grouped by one
     stable sort."""
     rkey = df["_rkey"].to_numpy()
-    fresh = np.r_[True, rkey[1:] != rkey[:-1]] if len(rkey) else np.zeros(0, bool)
-    starts = np.flatnonzero(fresh)
+    of_run, starts = round_index(df)  # the runs of equal keys
     keys = np.sort(rkey[starts])  # (np.unique would be ten times slower: it hashes)
     if (keys[1:] != keys[:-1]).all():
-        return starts, np.cumsum(fresh) - 1
+        return starts, of_run
     order = np.argsort(rkey, kind="stable")
     _, of_round, counts = unique_groups(rkey, order)
     return order[np.cumsum(counts) - counts], of_round
