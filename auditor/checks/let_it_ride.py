@@ -12,7 +12,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..cards import RANKS, cards_text
+from ..cards import cards_text
 from ..games import let_it_ride as lir
 from ..games import poker
 from ..logs.ingest import HandTable
@@ -71,14 +71,7 @@ class Context(GameContext):
 
     @cached_property
     def settlement(self):
-        cat, pair = self.hand_value
-        profs = self.profiles.profiles
-        pay = np.stack([lir.ratio_table(p.paytable.model_dump()) for p in profs])
-        bonus = np.stack([lir.ratio_table(p.bonus.model_dump()) for p in profs])
-        min_pair = np.array([RANKS.index(p.min_pair) for p in profs])
-        w = self.which[self.rid]
-        ratio = lir.pay_ratio(cat, pair, pay, min_pair[w], w)
-        bonus_ratio = lir.pay_ratio(cat, pair, bonus, np.zeros(len(w), np.int64), w)
+        ratio, bonus_ratio = lir.posted_ratios(*self.hand_value, self.profiles.profiles, self.which[self.rid])
         rid = self.rid
         ok = self.ok
         out = lir.dues(ratio, bonus_ratio, self.bet_1, self.bet_2, self.bet_dollar, self.bonus_bet,

@@ -19,7 +19,7 @@ from ..checks.base import group_sum
 from ..compiled import kernel
 from . import poker
 
-__all__ = ["PAY_CATEGORIES", "DEFAULT_PAYTABLE", "DEFAULT_BONUS", "final_hands", "evaluate",
+__all__ = ["PAY_CATEGORIES", "DEFAULT_PAYTABLE", "DEFAULT_BONUS", "final_hands", "evaluate", "posted_ratios",
            "pay_ratio", "ratio_table", "pull_strategy", "combo_index"]
 
 # Paying categories of the posted tables, strongest first (names of poker.CATEGORIES).
@@ -95,6 +95,17 @@ def pay_ratio(category: np.ndarray, pair: np.ndarray, ratios: np.ndarray, min_pa
     r = ratios[category] if which is None else ratios[which, category]
     short_pair = (category == poker.ONE_PAIR) & (pair < min_pair)
     return np.where((r > 0) & ~short_pair, r, -1)
+
+
+def posted_ratios(category: np.ndarray, pair: np.ndarray, profiles, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ratio of the base bets, ratio of the bonus bet) of each hand, by the pay tables of the
+    profile ``which`` names for it (see ``pay_ratio``): the audit's and the simulator's one
+    reading of a profile."""
+    pay = np.stack([ratio_table(p.paytable.model_dump()) for p in profiles])
+    bonus = np.stack([ratio_table(p.bonus.model_dump()) for p in profiles])
+    min_pair = np.array([RANKS.index(p.min_pair) for p in profiles])
+    return (pay_ratio(category, pair, pay, min_pair[which], which),
+            pay_ratio(category, pair, bonus, np.zeros(len(which), np.int64), which))
 
 
 def min_pair_index(letter: str) -> int:

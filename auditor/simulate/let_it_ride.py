@@ -114,13 +114,8 @@ def settle(h: dict, profiles: list[LetItRideProfile], which: np.ndarray, n_round
     """Settle every bet with the audit's arithmetic; in a round whose winnings exceed the
     posted payment limit, the winnings are paid pro rata up to the limit."""
     rid = h["rid"]
-    w = which[rid]
     cat, pair = lir.evaluate(lir.final_hands(h["cards"], h["community"], rid=rid))
-    pay = np.stack([lir.ratio_table(p.paytable.model_dump()) for p in profiles])
-    bon = np.stack([lir.ratio_table(p.bonus.model_dump()) for p in profiles])
-    min_pair = np.array([RANKS.index(p.min_pair) for p in profiles])
-    ratio = lir.pay_ratio(cat, pair, pay, min_pair[w], w)
-    bratio = lir.pay_ratio(cat, pair, bon, np.zeros(len(w), np.int64), w)
+    ratio, bratio = lir.posted_ratios(cat, pair, profiles, which[rid])
     limit = np.array([p.cents("payment_limit") if p.payment_limit is not None else -1 for p in profiles])[which]
     in1, in2 = h["pulled_1"] == 0, h["pulled_2"] == 0
     d1, d2, dd, db, capped, total = lir.dues(ratio, bratio, h["bet_1"], h["bet_2"], h["bet_dollar"], h["bonus_bet"],
