@@ -63,15 +63,19 @@ def _start_up_frozen():
     set aside from the garbage collector while it runs: each full collection of the audit's
     own objects would walk them all again, for nothing (0.2-0.4 s of a 1M-round audit). The
     audit makes its objects in bulk (the text of findings): collections come every 10,000
-    new objects, not every 700 (a third of the collections, 0.1 s less)."""
-    thresholds = gc.get_threshold()
+    new objects, not every 700 (a third of the collections, 0.1 s less). The collector is on
+    while the audit runs, also when start-up had it off (``auditor.__main__``)."""
+    thresholds, enabled = gc.get_threshold(), gc.isenabled()
     gc.freeze()
     gc.set_threshold(10_000, *thresholds[1:])
+    gc.enable()
     try:
         yield
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
+        if not enabled:
+            gc.disable()
 
 
 def _say(message: str) -> None:
@@ -152,6 +156,15 @@ def _progress(total: int, lang: str):
             bar.update(task, completed=seen - 1, description=f"{t('cli.progress', lang)} {Path(path).name}")
 
         yield step
+
+
+@app.callback()
+def _collector(ctx: typer.Context) -> None:
+    # The garbage collector, off during start-up (see auditor.__main__), comes back on before
+    # any command but ``audit``, whose start-up goes on with the loading of the checks and
+    # ends in ``_start_up_frozen``.
+    if ctx.invoked_subcommand != "audit":
+        gc.enable()
 
 
 # --- audit --------------------------------------------------------------------------------

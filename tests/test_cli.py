@@ -62,10 +62,11 @@ def test_findings_exit_1_and_fail_on(high_log, tmp_path):
 
 
 def test_the_installed_command_keeps_exit_codes_and_output(clean_log, high_log, tmp_path):
-    """``auditor`` (``cli.main``) ends the process without the interpreter's teardown: its
-    exit codes and everything it printed must still arrive, through pipes too."""
+    """``auditor`` (``python -m auditor``, ``cli.main``) ends the process without the
+    interpreter's teardown: its exit codes and everything it printed must still arrive,
+    through pipes too."""
     def command(*args):
-        return subprocess.run([sys.executable, "-c", "from auditor.cli import main; main()", *map(str, args)],
+        return subprocess.run([sys.executable, "-m", "auditor", *map(str, args)],
                               capture_output=True, text=True, timeout=120)
     clean = command("audit", clean_log, "--out", tmp_path / "a")
     high = command("audit", high_log, "--out", tmp_path / "b")
@@ -75,6 +76,25 @@ def test_the_installed_command_keeps_exit_codes_and_output(clean_log, high_log, 
     assert command("audit", tmp_path / "missing.csv", "--out", tmp_path / "c").returncode == 2
     catalogue = command("rules", "--lang", "en")
     assert catalogue.returncode == 0 and catalogue.stdout == run("rules", "--lang", "en").stdout
+
+
+def test_start_up_leaves_the_garbage_collector_on_for_the_work(clean_log, tmp_path, monkeypatch):
+    """Off while the command starts (``auditor.__main__``), the collector is on while an
+    audit runs and once any other command starts."""
+    import gc
+
+    from auditor import engine
+
+    seen = []
+    real = engine.audit
+    monkeypatch.setattr(engine, "audit", lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))
+    gc.disable()
+    try:
+        assert run("audit", clean_log, "--out", tmp_path / "out").exit_code == 0
+        assert seen == [True] and not gc.isenabled()  # as it was before the command
+        assert run("rules").exit_code == 0 and gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_all_formats_and_english(high_log, tmp_path):
