@@ -338,7 +338,7 @@ class _GameRun:
         self.totals = {"rounds": 0, "hands": 0, "wagered": 0}
         self.first = self.last = None
         self.seen = np.zeros(0, np.uint64)
-        self.previous: pd.DataFrame | None = None
+        self.previous: list[dict] = []  # see _last_per_table
         self.per_profile: dict[str, CheckResult] = {}
         self.tables: dict[str, int] = {}
 
@@ -503,31 +503,39 @@ def _hashed(values: pd.Series, rows: np.ndarray) -> np.ndarray:
     return pd.util.hash_pandas_object(values.take(rows), index=False).to_numpy()
 
 
-def _last_per_table(df: pd.DataFrame, first: np.ndarray, card_faults: pd.DataFrame, previous: pd.DataFrame | None,
-                    game: str) -> pd.DataFrame | None:
+def _last_per_table(df: pd.DataFrame, first: np.ndarray, card_faults: pd.DataFrame, previous: list[dict],
+                    game: str) -> list[dict]:
     """Each table's latest round so far (audited, or rejected for an unreadable card), with
-    the round-level fields: the carry that lets a chunk compare its first round of a table
-    with the one before it. ``df`` is in the audit's order (see ``_audit_order``); ``first``:
-    the first row of each of its rounds."""
+    the round-level fields, one record per table in the order of the tables: the carry that
+    lets a chunk compare its first round of a table with the one before it (see
+    ``checks.base.previous_rounds``). ``df`` is in the audit's order (see ``_audit_order``);
+    ``first``: the first row of each of its rounds. The latest is the one of the latest
+    time, then of the greatest round id, then the last offered: carried, audited, rejected."""
     cols = [c.name for c in columns_of(game) if c.round_level and c.name in df.columns
             and c.name not in ("table_id", "round_id", "started_at")]
-    parts = [] if previous is None else [previous]
+    offers = list(previous)
     if len(df):
         last = first[_latest(df["_tcode"].to_numpy()[first], df["started_at"].array.asi8[first],
                              df["_rcode"].to_numpy()[first])]
-        # A few rows, as plain values: a categorical would carry the chunk's every round id.
-        parts.append(pd.DataFrame({c: _plain_at(df[c], last) for c in ["table_id", "round_id", "started_at", *cols]})
-                     .assign(_rejected=False))
+        offers += _records(df, last, ["table_id", "round_id", "started_at", *cols], rejected=False)
     if len(card_faults):
-        every = np.arange(len(card_faults))
-        parts.append(pd.DataFrame({c: _plain_at(card_faults[c], every) for c in ["table_id", "round_id", "started_at"]})
-                     .assign(_rejected=True))
-    if not parts:
-        return None
-    events = pd.concat(parts, ignore_index=True)
-    events["_t"] = pd.to_datetime(events["started_at"], utc=True).array.asi8
-    events = events.sort_values(["table_id", "_t", "round_id"], kind="stable")
-    return events.drop_duplicates("table_id", keep="last").drop(columns="_t").reset_index(drop=True)
+        latest_fault = _latest(_sorted_codes(card_faults["table_id"])[0], card_faults["started_at"].array.asi8,
+                               _sorted_codes(card_faults["round_id"])[0])
+        offers += _records(card_faults, latest_fault, ["table_id", "round_id", "started_at"], rejected=True)
+    latest: dict[str, dict] = {}
+    for offer in offers:  # a few per table
+        held = latest.get(offer["table_id"])
+        # Times as integers: a rejected round's unreadable time (NaT) is the earliest.
+        if held is None or (offer["started_at"].value, offer["round_id"]) >= (held["started_at"].value,
+                                                                             held["round_id"]):
+            latest[offer["table_id"]] = offer
+    return [latest[table_id] for table_id in sorted(latest)]
+
+
+def _records(frame: pd.DataFrame, rows: np.ndarray, columns: list[str], rejected: bool) -> list[dict]:
+    """The rows at ``rows`` (one per table) as plain Python records, marked ``_rejected``."""
+    arrays = [frame[c].array for c in columns]
+    return [{**{c: a[i] for c, a in zip(columns, arrays)}, "_rejected": rejected} for i in rows.tolist()]
 
 
 @kernel

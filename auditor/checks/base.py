@@ -98,7 +98,7 @@ def text_codes(columns: list[pd.Series], *, sort: bool = False, lower: bool = Fa
     return out
 
 
-def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: pd.DataFrame | None,
+def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: list[dict],
                     columns: list[str], lower: tuple[str, ...] = ()) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """For each audited round, whether the table's round just before it (in time, across
     files and earlier chunks) is known, and whether each of ``columns`` holds the same text
@@ -106,8 +106,9 @@ def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: p
 
     A round rejected for an unreadable card sits in the sequence too: the round after it has
     no known predecessor (its deck, say, is unknown), so it is not compared across the gap.
-    ``previous`` is the engine's carry: each table's last round of the earlier chunks."""
-    parts = [(previous, 0)] if previous is not None and len(previous) else []
+    ``previous`` is the engine's carry: each table's last round of the earlier chunks, as
+    records (see ``engine._last_per_table``)."""
+    parts = [(pd.DataFrame(previous), 0)] if previous else []
     parts.append((rounds, 1))
     if len(card_faults):
         parts.append((card_faults, 2))
@@ -336,7 +337,7 @@ class GameContext:
 
     ROUND_COLUMNS: tuple[str, ...] = ("table_id", "round_id", "started_at", "dealer_id", "_file", "_line")
 
-    def __init__(self, table, profiles, card_faults: pd.DataFrame, previous: pd.DataFrame | None = None):
+    def __init__(self, table, profiles, card_faults: pd.DataFrame, previous: list[dict] = ()):
         df = table.df
         self.table = table
         self.profiles = profiles
