@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from .arrowtext import as_large_string, buffers
 from .compiled import kernel
-from .rowwise import rows_at
+from .rowwise import rows_at, rows_text
 
 __all__ = ["RANKS", "SUITS", "CardMatrix", "parse_cards", "widen", "MIN_WIDTH", "format_cards", "cards_text", "card_matrix", "rank_of", "suit_of"]
 
@@ -150,4 +150,4 @@ def format_cards(row) -> str:
 
 def cards_text(cards: np.ndarray) -> list[str]:
     """``format_cards`` of each row of a card matrix."""
-    return [format_cards(row) for row in cards.tolist()]
+    return rows_text(cards, _CARD_TEXT, " ")

@@ -12,15 +12,28 @@ import pyarrow.compute as pc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.cards import RANKS, SUITS, format_cards, parse_cards
+from auditor.cards import RANKS, SUITS, cards_text, format_cards, parse_cards
 from auditor.checks.base import unique_groups
 from auditor.games.blackjack import SCALE, Outcome, hand_value, settle_main, totals
 from auditor.money import parse_money
+from auditor.rowwise import rows_text
 
 CARD = st.integers(min_value=0, max_value=51)
 SPELLINGS = {"T": ["T", "t", "10"], "S": ["S", "s", "♠"], "H": ["H", "h", "♥"], "D": ["D", "d", "♦"], "C": ["C", "c", "♣"]}
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
+
+
+@FAST
+@given(st.lists(st.lists(st.integers(min_value=-1, max_value=51), min_size=3, max_size=3), max_size=6),
+       st.sampled_from(["", " ", ", "]))
+def test_rows_spelled_at_once_as_one_by_one(rows, sep):
+    """The text of a code matrix spelled for all rows at once equals each row joined in
+    Python, rows with a gap (a -1 before a code) too."""
+    codes = np.array(rows, np.int8).reshape(len(rows), 3)
+    symbols = [RANKS[c >> 2] + SUITS[c & 3] for c in range(52)]
+    assert rows_text(codes, symbols, sep) == [sep.join(symbols[c] for c in row if c >= 0) for row in rows]
+    assert cards_text(codes) == [format_cards(row) for row in codes]
 
 @FAST
 @given(st.lists(CARD, min_size=0, max_size=8), st.data())

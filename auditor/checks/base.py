@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from ..compiled import kernel
 from ..money import cents_text
+from ..rowwise import rows_text
 
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
            "positions_result", "card_faults_result", "pay_limit_result", "round_index",
@@ -296,7 +297,7 @@ def group_any(mask: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
 
 def letters_text(actions: np.ndarray, letters: str) -> list[str]:
     """The log letters of each row of an action matrix ("HHS")."""
-    return ["".join([letters[c] for c in row if c >= 0]) for row in actions.tolist()]
+    return rows_text(actions, list(letters))
 
 
 def money_text(cents: np.ndarray) -> list[str]:

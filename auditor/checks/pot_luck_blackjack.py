@@ -74,7 +74,7 @@ class Context(GameContext):
     ROUND_COLUMNS = GameContext.ROUND_COLUMNS + ("shoe_id",)
 
     def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
-                 previous: pd.DataFrame | None = None):
+                 previous: list[dict] = ()):
         super().__init__(table, profiles, card_faults, previous)
         df, first = table.df, self.first
         self.actions = table.matrices["actions"].cards

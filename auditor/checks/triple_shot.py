@@ -57,7 +57,7 @@ class Context(GameContext):
     ROUND_COLUMNS = GameContext.ROUND_COLUMNS + ("deck_id", "deck_color")
 
     def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
-                 previous: pd.DataFrame | None = None):
+                 previous: list[dict] = ()):
         super().__init__(table, profiles, card_faults, previous)
         df, first = table.df, self.first
         self.dealer = rows_at(table.matrices["dealer_cards"].cards, first)
