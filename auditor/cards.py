@@ -40,15 +40,19 @@ _REWRITES = [("10", "T"), ("♠", "S"), ("♥", "H"), ("♦", "D"), ("♣", "C")
 @dataclass(frozen=True)
 class CardMatrix:
     """Parsed card fields: ``cards`` (N, width) int8 padded with -1, ``count`` cards per
-    row, ``bad`` rows whose text is not a list of valid cards (or longer than ``width``)."""
+    row, ``bad`` rows whose text is not a list of valid cards (or longer than ``width``).
+    A matrix of action letters (codes for cards) also has ``tally``: (letters, N) int16, how
+    many of each letter each row holds."""
 
     cards: np.ndarray
     count: np.ndarray
     bad: np.ndarray
+    tally: np.ndarray | None = None
 
     def take(self, rows: np.ndarray) -> CardMatrix:
         """The rows at ``rows`` (integer positions)."""
-        return CardMatrix(cards=rows_at(self.cards, rows), count=self.count[rows], bad=self.bad[rows])
+        return CardMatrix(cards=rows_at(self.cards, rows), count=self.count[rows], bad=self.bad[rows],
+                          tally=None if self.tally is None else np.take(self.tally, rows, axis=1))
 
 
 def _normalise(arr: pa.LargeStringArray) -> pa.LargeStringArray:

@@ -22,7 +22,7 @@ from ..rowwise import rows_text
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
            "positions_result", "card_faults_result", "pay_limit_result", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
-           "group_any", "cents_from_scaled", "letter_counts", "categorical_objects", "text_codes",
+           "group_any", "cents_from_scaled", "categorical_objects", "text_codes",
            "unique_groups", "repeated", "seat_keys", "KEY_BASE"]
 
 
@@ -245,23 +245,6 @@ def first_index(group: np.ndarray, n_groups: int) -> np.ndarray:
     idx = np.arange(len(group))
     starts[group[::-1]] = idx[::-1]
     return starts
-
-
-def letter_counts(codes: np.ndarray, letters: int) -> dict[int, np.ndarray]:
-    """How often each letter code 0..letters-1 occurs in each row of a -1 padded matrix."""
-    counts = _letter_counts(codes, letters)
-    return {code: counts[code] for code in range(letters)}
-
-
-@kernel
-def _letter_counts(codes, letters):
-    counts = np.zeros((letters, codes.shape[0]), np.int16)
-    for i in range(codes.shape[0]):
-        for k in range(codes.shape[1]):
-            code = codes[i, k]
-            if 0 <= code < letters:
-                counts[code, i] += 1
-    return counts
 
 
 def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
 from ..cards import cards_text
-from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
+from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch, letters_text, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -31,8 +31,7 @@ def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
     df = table.df
     cards = table.matrices["cards"]
-    actions = table.matrices["actions"].cards
-    n = letter_counts(actions, len(LETTERS))
+    n = table.matrices["actions"].tally
     count = cards.count.astype(np.int16)
     out = [
         (count < 2, "cards", "reject.plb.too_few_cards"),
@@ -80,7 +79,7 @@ class Context(GameContext):
         self.actions = table.matrices["actions"].cards
         self.dealer = rows_at(table.matrices["dealer_cards"].cards, first)
         self.dealer_count = table.matrices["dealer_cards"].count[first].astype(np.int16)
-        self.n = letter_counts(self.actions, len(LETTERS))
+        self.n = table.matrices["actions"].tally
         self.hand = df["hand"].to_numpy()
         self.seat = df["seat"].to_numpy()
         self.bet = df["bet"].to_numpy()

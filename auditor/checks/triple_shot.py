@@ -20,7 +20,7 @@ from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch, letter_counts, letters_text, money_text, column_values, joined, repeated, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch, letters_text, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -39,7 +39,7 @@ BET_CODE = {"net_war": "TS-WAR", "net_bj": "TS-BJ-PAY", "net_poker": "TS-POKER",
 def validate(table: HandTable) -> list[tuple[np.ndarray, str, str]]:
     """Rows whose data contradict themselves (not rule violations): (mask, field, reason)."""
     df = table.df
-    n = letter_counts(table.matrices["actions"].cards, len(LETTERS))
+    n = table.matrices["actions"].tally
     count = table.matrices["cards"].count.astype(np.int16)
     dcount = table.matrices["dealer_cards"].count.astype(np.int16)
     dbc = df["dealer_bj_count"].to_numpy().astype(np.int16)
@@ -64,7 +64,7 @@ class Context(GameContext):
         self.dcount = table.matrices["dealer_cards"].count[first].astype(np.int16)
         self.dbc = df["dealer_bj_count"].to_numpy()[first].astype(np.int16)
         self.actions = table.matrices["actions"].cards
-        self.n = letter_counts(self.actions, len(LETTERS))
+        self.n = table.matrices["actions"].tally
         self.bjc = ts.bj_count(self.n[HIT], self.n[DOUBLE])
         self.seat = df["seat"].to_numpy()
         for name in ("bet_war", "bet_bj", "bet_poker", "double", "bonus_bet",

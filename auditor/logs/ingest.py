@@ -222,10 +222,10 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
         found.append((m.bad & ~blank, col.name, "reject.bad_cards"))
         return m, found
     if col.kind == Kind.ACTIONS:
-        letter_codes, bad = _letter_matrix(arrow, col.width, letters)
+        letter_codes, bad, tally = _letter_matrix(arrow, col.width, letters)
         found.append((bad, col.name, "reject.bad_actions"))
         count = count_per_row(letter_codes >= 0, np.int8)
-        return CardMatrix(cards=letter_codes, count=count, bad=bad), found
+        return CardMatrix(cards=letter_codes, count=count, bad=bad, tally=tally), found
     if col.kind == Kind.TIME:
         parsed, bad = _time_column(arrow)
         found.append((bad & ~blank, col.name, "reject.bad_time"))
@@ -436,34 +436,36 @@ def _blank_or_maybe(offsets, data):
     return blank, maybe
 
 
-def _letter_matrix(arrow: pa.Array, width: int, letters: str) -> tuple[np.ndarray, np.ndarray]:
-    """One code per letter (its index in ``letters``, either case), -1 padded; bad = unknown
-    letter or more letters than ``width``. Blanks and commas between letters are allowed:
-    the few values holding anything but letters are cleaned and read again."""
+def _letter_matrix(arrow: pa.Array, width: int, letters: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(codes, bad, tally): one code per letter (its index in ``letters``, either case), -1
+    padded; bad = unknown letter or more letters than ``width``; how many of each letter
+    each value holds, (letters, N) (none in a bad value). Blanks and commas between letters
+    are allowed: the few values holding anything but letters are cleaned and read again."""
     lut = np.full(256, -1, np.int8)
     for i, ch in enumerate(letters):
         lut[ord(ch)] = lut[ord(ch.lower())] = i
-    codes, bad, odd = _letter_codes(arrow, width, lut)
+    codes, bad, odd, tally = _letter_codes(arrow, width, lut, len(letters))
     retry = np.flatnonzero(odd)
     if len(retry):
         clean = pc.utf8_upper(pc.replace_substring_regex(arrow.take(pa.array(retry)), r"[\s,]+", ""))
-        again, bad[retry], _ = _letter_codes(clean, width, lut)
+        again, bad[retry], _, tally[:, retry] = _letter_codes(clean, width, lut, len(letters))
         wide = max(codes.shape[1], again.shape[1])
         codes = widen(codes, wide)
         codes[retry] = widen(again, wide)
-    return codes, bad
+    return codes, bad, tally
 
 
-def _letter_codes(text: pa.LargeStringArray, width: int, lut: np.ndarray):
-    """(codes, bad, odd): odd = the value holds a byte that is no letter of ``lut``."""
+def _letter_codes(text: pa.LargeStringArray, width: int, lut: np.ndarray, letters: int):
+    """(codes, bad, odd, tally): odd = the value holds a byte that is no letter of ``lut``."""
     offsets, data = buffers(text)
-    return _letter_rows(offsets, data, width, MIN_WIDTH, lut)
+    return _letter_rows(offsets, data, width, MIN_WIDTH, lut, letters)
 
 
 @kernel
-def _letter_rows(offsets, data, width, min_width, lut):
+def _letter_rows(offsets, data, width, min_width, lut, letters):
     n = len(offsets) - 1
     bad, odd = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+    tally = np.zeros((letters, n), np.int16)
     # As wide as the longest value (a sixteen-letter limit costs nothing when hands have four).
     wide = min_width
     for i in range(n):
@@ -483,5 +485,7 @@ def _letter_rows(offsets, data, width, min_width, lut):
         if bad[i]:
             continue
         for k in range(end - at):
-            codes[i, k] = lut[data[at + k]]
-    return codes, bad, odd
+            code = lut[data[at + k]]
+            codes[i, k] = code
+            tally[code, i] += 1
+    return codes, bad, odd, tally
