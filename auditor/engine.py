@@ -106,7 +106,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         run = _GameRun(g, profiles, lang)
         srcs = sorted(sources.get(g, []), key=_source_order)
         errors: dict[str, str] = {}
-        chunks = _read_ahead(map(run.prepare, _chunks(srcs, chunk_rows, errors, lang, progress)))
+        chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress), run.prepare)
         try:
             for _ in iter(lambda: run.add_next(chunks), False):
                 pass
@@ -205,15 +205,19 @@ def _give(pending: list[pa.Table], rows: int):
     return held
 
 
-def _read_ahead(chunks: Iterator) -> Iterator:
-    """The chunks, read and prepared (see ``_GameRun.prepare``) one ahead by a thread: the
+def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
+    """The chunks, read one ahead by a thread and prepared (see ``_GameRun.prepare``): the
     compiled parsers, Arrow and numpy work on the next chunk mostly without holding the GIL
     while this one is audited, which puts the machine's second core to work. Besides the
-    chunk being audited, one waits and the reader builds the next. An error in the reader is
-    raised here, in the auditing thread. (The progress callback is called by the reader, as it
-    opens each file.)"""
+    chunk being audited, one waits and the reader builds the next. A chunk is prepared by
+    the reader, unless the auditing thread is already waiting when the reader has read it:
+    the auditing thread then prepares it itself, and the reader goes on reading (so neither
+    sits idle while the first chunks come, nor when reading is the greater part of the
+    work). An error in the reader is raised here, in the auditing thread. (The progress
+    callback is called by the reader, as it opens each file.)"""
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
+    waiting = threading.Event()  # the auditing thread waits for a chunk
     end = object()
 
     def put(item) -> bool:
@@ -228,8 +232,11 @@ def _read_ahead(chunks: Iterator) -> Iterator:
     def read() -> None:
         try:
             for chunk in chunks:
-                if not put((chunk, None)):
+                item = (chunk, False) if waiting.is_set() else (prepare(chunk), True)
+                del chunk  # the raw chunk is freed once typed, not held while the next is read
+                if not put((item, None)):
                     return
+                del item
             put((end, None))
         except BaseException as exc:  # handed to the auditing thread, which raises it
             put((end, exc))
@@ -238,12 +245,19 @@ def _read_ahead(chunks: Iterator) -> Iterator:
     reader.start()
     try:
         while True:
-            got = [ready.get()]
+            try:
+                got = [ready.get_nowait()]
+            except queue.Empty:
+                waiting.set()
+                got = [ready.get()]
+                waiting.clear()
             if got[0][0] is end:
                 if got[0][1] is not None:
                     raise got[0][1]
                 return
-            yield got.pop()[0]  # held by no local here: freed as soon as the audit lets it go
+            item = [got.pop()[0]]
+            # (held by no local here: a chunk is freed as soon as the audit lets it go)
+            yield item.pop()[0] if item[0][1] else prepare(item.pop()[0])
     finally:  # also when the audit stops early: the reader is told to stop, not left blocked
         stop.set()
         reader.join()
@@ -352,9 +366,9 @@ class _GameRun:
         return True
 
     def prepare(self, frame: pa.Table | None) -> _Prepared:
-        """A chunk's rows typed. Pure, so it runs in the reader thread while the chunk before
-        is audited. (The rest of a chunk's work is the auditing thread's, from ``_examine`` on:
-        the reader, with the split and the parsers, is the busier of the two.)"""
+        """A chunk's rows typed. Pure, so it runs in either thread (see ``_read_ahead``):
+        mostly in the reader, while the chunk before is audited. (The rest of a chunk's work
+        is the auditing thread's, from ``_examine`` on.)"""
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)

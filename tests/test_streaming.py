@@ -1,6 +1,7 @@
 """Chunked auditing gives exactly the answer of a single pass, for every game."""
 
 import threading
+import time
 from datetime import date
 from pathlib import Path
 
@@ -92,12 +93,43 @@ def test_reader_thread_hands_on_errors_and_stops_when_told():
         yield "first chunk"
         raise ValueError("disk gone")
 
-    chunks = _read_ahead(broken())
-    assert next(chunks) == "first chunk"
+    chunks = _read_ahead(broken(), str.upper)
+    assert next(chunks) == "FIRST CHUNK"
     with pytest.raises(ValueError, match="disk gone"):
         next(chunks)
 
-    chunks = _read_ahead(iter(range(10**9)))
+    chunks = _read_ahead(iter(range(10**9)), abs)
     assert next(chunks) == 0
     chunks.close()
     assert not [t for t in threading.enumerate() if t.name == "auditor-reader" and t.is_alive()]
+
+
+def test_a_chunk_is_prepared_by_whichever_thread_is_free():
+    """The reader prepares what it reads, unless the auditing thread already waits for it:
+    that one then prepares it. Either way the chunks come in their order."""
+    names = []
+
+    def prepare(chunk):
+        names.append(threading.current_thread().name)
+        return chunk * 2
+
+    def slow_reading():
+        for chunk in range(3):
+            time.sleep(0.2)
+            yield chunk
+
+    assert list(_read_ahead(slow_reading(), prepare)) == [0, 2, 4]
+    assert names == [threading.current_thread().name] * 3
+
+    def quick_reading():
+        yield 0
+        for chunk in (1, 2):
+            time.sleep(0.1)
+            yield chunk
+
+    names.clear()
+    chunks = _read_ahead(quick_reading(), prepare)
+    assert next(chunks) == 0
+    time.sleep(0.6)  # a long audit: the reader reads and prepares the next chunks meanwhile
+    assert list(chunks) == [2, 4]
+    assert names[1:] == ["auditor-reader"] * 2
