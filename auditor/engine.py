@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -209,30 +210,39 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
     """The chunks, read one ahead by a thread and prepared (see ``_GameRun.prepare``): the
     compiled parsers, Arrow and numpy work on the next chunk mostly without holding the GIL
     while this one is audited, which puts the machine's second core to work. Besides the
-    chunk being audited, one waits and the reader builds the next. A chunk is prepared by
-    the reader, unless the auditing thread is already waiting when the reader has read it:
-    the auditing thread then prepares it itself, and the reader goes on reading (so neither
-    sits idle while the first chunks come, nor when reading is the greater part of the
-    work). An error in the reader is raised here, in the auditing thread. (The progress
-    callback is called by the reader, as it opens each file.)"""
+    chunk being audited, one waits and the reader builds the next.
+
+    Preparing a chunk goes to the thread that has waited more for the other so far: the
+    reader prepares the chunk it has read, unless the auditing thread waits for it now or
+    has waited longer; that one then prepares it itself, and the reader goes on reading. So
+    neither sits idle while the first chunks come, and the work stays balanced whether
+    reading or auditing is the greater part of it (Let It Ride, Pot Luck). An error in the
+    reader is raised here, in the auditing thread. (The progress callback is called by the
+    reader, as it opens each file.)"""
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
     waiting = threading.Event()  # the auditing thread waits for a chunk
+    waited = {"reader": 0.0, "auditor": 0.0}  # seconds each thread has waited for the other
     end = object()
 
     def put(item) -> bool:
-        while not stop.is_set():
-            try:
-                ready.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
+        start = time.perf_counter()
+        try:
+            while not stop.is_set():
+                try:
+                    ready.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+        finally:
+            waited["reader"] += time.perf_counter() - start
 
     def read() -> None:
         try:
             for chunk in chunks:
-                item = (chunk, False) if waiting.is_set() else (prepare(chunk), True)
+                auditor_free = waiting.is_set() or waited["auditor"] > waited["reader"]
+                item = (chunk, False) if auditor_free else (prepare(chunk), True)
                 del chunk  # the raw chunk is freed once typed, not held while the next is read
                 if not put((item, None)):
                     return
@@ -249,7 +259,9 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
                 got = [ready.get_nowait()]
             except queue.Empty:
                 waiting.set()
+                start = time.perf_counter()
                 got = [ready.get()]
+                waited["auditor"] += time.perf_counter() - start
                 waiting.clear()
             if got[0][0] is end:
                 if got[0][1] is not None:
