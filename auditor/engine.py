@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from . import __version__
 from .checks.base import KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, round_index, unique_groups
+from .arrowtext import as_large_string, buffers
 from .compiled import kernel
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
@@ -525,8 +526,30 @@ def _round_hashes(df: pd.DataFrame, first: np.ndarray, of_round: np.ndarray) -> 
 
 
 def _hashed(values: pd.Series, rows: np.ndarray) -> np.ndarray:
-    """64-bit hashes of the values at ``rows`` (equal text, equal hash, whatever the dtype)."""
-    return pd.util.hash_pandas_object(values.take(rows), index=False).to_numpy()
+    """64-bit hashes of the text of the values at ``rows``: equal text, equal hash, whatever
+    the dtype and the chunk. A categorical's categories are hashed, each once."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()[rows]
+        if (codes >= 0).all():
+            return _text_hashes(*buffers(as_large_string(pa.array(values.cat.categories.array, pa.large_string()))))[codes]
+    return _text_hashes(*buffers(as_large_string(pa.array(values.take(rows).to_numpy(dtype=object),
+                                                          pa.large_string(), from_pandas=True))))
+
+
+@kernel
+def _text_hashes(offsets, data):
+    """FNV-1a of each value's bytes, its bits then mixed by MurmurHash3's finaliser."""
+    hashes = np.empty(len(offsets) - 1, np.uint64)
+    for i in range(len(hashes)):
+        h = np.uint64(0xCBF29CE484222325)
+        for k in range(offsets[i], offsets[i + 1]):
+            h = (h ^ np.uint64(data[k])) * np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(33)
+        h *= np.uint64(0xFF51AFD7ED558CCD)
+        h ^= h >> np.uint64(33)
+        h *= np.uint64(0xC4CEB9FE1A85EC53)
+        hashes[i] = h ^ (h >> np.uint64(33))
+    return hashes
 
 
 def _last_per_table(df: pd.DataFrame, first: np.ndarray, card_faults: pd.DataFrame, previous: list[dict],
