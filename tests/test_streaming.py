@@ -129,3 +129,18 @@ def test_a_chunk_is_prepared_by_whichever_thread_is_free():
         got.append(next(chunks))
     assert got == [0, 2, 4] and names == ["auditor-reader"] * 3
     chunks.close()
+
+
+def test_a_round_id_hashes_alike_in_every_chunk():
+    """The rounds seen before are kept as hashes of their text: the same id hashes alike
+    whether a chunk holds it as a categorical (of whatever other ids) or as plain text."""
+    import numpy as np
+
+    from auditor.engine import _hashed
+
+    ids = ["20261101-000001", "20261101-000002", "ñandú-7", ""]
+    plain = pd.Series(np.array(ids, dtype=object))
+    coded = pd.Series(pd.Categorical(["x", *ids[::-1]], categories=sorted(["x", *ids])))
+    rows = np.arange(len(ids))
+    assert list(_hashed(plain, rows)) == list(_hashed(coded, rows[::-1] + 1))
+    assert len(set(_hashed(plain, rows).tolist())) == len(ids)
