@@ -29,10 +29,11 @@ The Ace plays low only in A-2-3-4-5 (the "wheel", a 5-high straight: its top car
 Five, so it ranks below 2-3-4-5-6). Royal flush is its own category because the Peruvian
 directives rank "escalera real de color" above "escalera de color".
 
-The evaluation is vectorised: a hand is summarised by rank masks of the ranks held at least
-once, twice, three and four times, plus the packed count of cards per suit; small lookup
-tables over the 8192 possible rank masks then give straights, top-n ranks and flushes.
-With 6 or 7 cards this picks the best five directly, without enumerating subsets.
+A hand is summarised by rank masks of the ranks held at least once, twice, three and four
+times, plus the packed count of cards per suit; small lookup tables over the 8192 possible
+rank masks then give straights, top-n ranks and flushes. With 6 or 7 cards this picks the
+best five directly, without enumerating subsets. The tables are built by numpy at import;
+the hands are evaluated by one compiled pass, a hand at a time.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ import pandas as pd
 import pyarrow as pa
 
 from auditor.cards import parse_cards
+from auditor.compiled import kernel
 
 __all__ = [
     "CATEGORIES",
@@ -75,7 +77,6 @@ _CATEGORY_SHIFT = 26   # category sits above two 13-bit rank masks
 _PRIMARY_SHIFT = 13
 _ACE = 12
 _ALL_MASKS = 1 << 13   # number of distinct 13-bit rank masks
-_CHUNK = 1 << 16       # rows per block: temporaries stay small enough for the CPU cache
 
 # --------------------------------------------------------------------------------------
 # Lookup tables over rank masks (built once at import, vectorised over all 8192 masks).
@@ -166,71 +167,47 @@ for _shape, (_cat, _n) in _SHAPES.items():
 _SHAPE_KEY = _SHAPE_KEY.ravel()
 _PAIR_LEVEL = np.minimum(_POPCOUNT, 2).astype(np.int8)
 
-_ONE16 = np.int16(1)
-
-
 # --------------------------------------------------------------------------------------
 # Evaluation
 # --------------------------------------------------------------------------------------
-def _evaluate_block(block: np.ndarray) -> np.ndarray:
-    """Ranks (int32) of one block of hands given as a (k, n) int8 card matrix."""
-    k, n = block.shape
-    rank_bits = np.left_shift(_ONE16, block >> 2)            # (k, n) int16: 1 << rank
-    suit_fields = np.left_shift(_ONE16, (block & 3) * np.int8(3))  # 1 << 3*suit
-
-    # Ranks held at least once / twice / three times / four times, dealing card by card:
-    # a card whose rank is already held once now makes it held twice, and so on.
-    once = rank_bits[0].copy()
-    twice = np.zeros(n, np.int16)
-    thrice = np.zeros(n, np.int16)
-    four = np.zeros(n, np.int16)
-    tmp = np.empty(n, np.int16)
-    for j in range(1, k):
-        bit = rank_bits[j]
-        if j >= 3:
-            np.bitwise_and(thrice, bit, out=tmp)
-            np.bitwise_or(four, tmp, out=four)
-        if j >= 2:
-            np.bitwise_and(twice, bit, out=tmp)
-            np.bitwise_or(thrice, tmp, out=thrice)
-        np.bitwise_and(once, bit, out=tmp)
-        np.bitwise_or(twice, tmp, out=twice)
-        np.bitwise_or(once, bit, out=once)
-
-    # Shape of the pair structure (see _SHAPES).
-    has_trips = thrice != 0
-    has_quads = four != 0
-    shape = _PAIR_LEVEL.take(twice)
-    shape += has_trips.view(np.int8) * np.int8(3)
-    shape += has_quads.view(np.int8) * np.int8(6)
-
-    # Primary ranks: the quads, else the highest trips, else the (up to two) highest pairs
-    # (for one pair or no pair this is just the pair, or nothing).
-    primary = np.where(has_quads, four, np.where(has_trips, _TOP[1].take(thrice), _TOP[2].take(twice)))
-    # Kickers come from the ranks not already used by the primary; for a full house the
-    # second group must be a rank held at least twice.
-    source = np.where(shape == _FULL_HOUSE_SHAPE, twice, once)
-    source &= ~primary
-    index = shape.astype(np.int32)
-    index <<= 13
-    index |= source
-    key = _SHAPE_KEY.take(index)
-    key |= primary.astype(np.int32) << _PRIMARY_SHIFT
-
-    # A straight in the ranks held beats trips and below.
-    np.maximum(key, _STRAIGHT_KEY.take(once), out=key)
-
-    # Flushes: only the (rare) hands with five cards of one suit need the suit's rank mask.
-    flush_suit = _FLUSH_SUIT.take(suit_fields.sum(axis=0, dtype=np.int16))
-    rows = np.flatnonzero(flush_suit >= 0)
-    if rows.size:
-        suit_mask = np.zeros(rows.size, np.int16)
-        wanted = flush_suit[rows]
+@kernel
+def _evaluate_rows(cards, pair_level, top1, top2, shape_key, straight_key, flush_suit, flush_key):
+    """Ranks (int64) of the hands of an (N, k) int8 card matrix, one hand at a time with the
+    tables above."""
+    n, k = cards.shape
+    ranks = np.empty(n, np.int64)
+    for i in range(n):
+        # Ranks held at least once / twice / three times / four times, dealing card by card:
+        # a card whose rank is already held once now makes it held twice, and so on.
+        once, twice, thrice, four, suits = 0, 0, 0, 0, 0
         for j in range(k):
-            col = block[j, rows]
-            suit_mask |= np.where((col & 3) == wanted, rank_bits[j, rows], 0).astype(np.int16)
-        key[rows] = np.maximum(key[rows], _FLUSH_KEY.take(suit_mask))
-    return key
+            card = cards[i, j]
+            bit = 1 << (card >> 2)
+            four |= thrice & bit
+            thrice |= twice & bit
+            twice |= once & bit
+            once |= bit
+            suits += 1 << (3 * (card & 3))
+        # Shape of the pair structure (see _SHAPES); primary ranks: the quads, else the
+        # highest trips, else the (up to two) highest pairs. Kickers come from the ranks not
+        # already used by the primary; for a full house the second group must be a rank held
+        # at least twice.
+        shape = pair_level[twice] + 3 * (thrice != 0) + 6 * (four != 0)
+        primary = four if four else (top1[thrice] if thrice else top2[twice])
+        source = (twice if shape == _FULL_HOUSE_SHAPE else once) & ~primary
+        key = shape_key[(shape << 13) | source] | (primary << _PRIMARY_SHIFT)
+        # A straight in the ranks held beats trips and below.
+        key = max(key, straight_key[once])
+        # Flushes: only the (rare) hands with five cards of one suit need the suit's ranks.
+        suit = flush_suit[suits]
+        if suit >= 0:
+            mask = 0
+            for j in range(k):
+                if cards[i, j] & 3 == suit:
+                    mask |= 1 << (cards[i, j] >> 2)
+            key = max(key, flush_key[mask])
+        ranks[i] = key
+    return ranks
 
 
 def evaluate_matrix(cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -246,17 +223,12 @@ def evaluate_matrix(cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"expected an (N, k) card matrix with k in {HAND_SIZES}, got shape {cards.shape}")
     if not np.issubdtype(cards.dtype, np.integer):
         raise ValueError(f"card matrix must be integer, got {cards.dtype}")
-    n = cards.shape[0]
-    rank = np.empty(n, dtype=np.int64)
-    if n == 0:
-        return np.empty(0, dtype=np.int8), rank
+    if cards.shape[0] == 0:
+        return np.empty(0, dtype=np.int8), np.empty(0, dtype=np.int64)
     if cards.min() < 0 or cards.max() > 51:
         raise ValueError("card matrix entries must be cards 0..51 (no padding)")
-    for lo in range(0, n, _CHUNK):
-        hi = min(lo + _CHUNK, n)
-        # Card-major layout: each card position is a contiguous int8 row.
-        block = np.ascontiguousarray(cards[lo:hi].T, dtype=np.int8)
-        rank[lo:hi] = _evaluate_block(block)
+    rank = _evaluate_rows(np.ascontiguousarray(cards, dtype=np.int8), _PAIR_LEVEL, _TOP[1], _TOP[2], _SHAPE_KEY,
+                          _STRAIGHT_KEY, _FLUSH_SUIT, _FLUSH_KEY)
     return category_of_rank(rank), rank
 
 
