@@ -25,6 +25,8 @@ CATEGORY_FIELDS = ("high_card", "one_pair", "two_pair", "three_of_a_kind", "stra
                    "full_house", "four_of_a_kind", "straight_flush", "royal_flush")
 DUMMY_SIX = np.array([0, 5, 10, 15, 48, 22], dtype=np.int8)  # any six distinct cards
 _PRIMARY_MASK = (1 << 13) - 1
+_RANK_OF_BIT = np.full(1 << 13, -1, np.int8)  # the rank of a one-rank mask (a pair's)
+_RANK_OF_BIT[1 << np.arange(13)] = np.arange(13)
 
 
 def ratio_table(table: dict[str, int]) -> np.ndarray:
@@ -69,15 +71,14 @@ def bj_settle(*, cards, count, dealer, dealer_count, bet, double, bj_pays, charl
 def evaluate_six(cards: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(category, rank) of the best five of each row's six cards; rows not ``ok`` get a
     placeholder hand (their result is never used)."""
-    six = np.where(ok[:, None], cards[:, :6], DUMMY_SIX[None, :]).astype(np.int8)
+    six = np.array(cards[:, :6], dtype=np.int8)  # a copy: the placeholders go in it
+    six[~ok] = DUMMY_SIX
     return poker.evaluate_matrix(six)
 
 
 def pair_rank(category: np.ndarray, rank: np.ndarray) -> np.ndarray:
     """Rank index 0..12 of the pair of a one-pair hand, -1 otherwise."""
-    primary = (rank >> 13) & _PRIMARY_MASK
-    pair = np.log2(np.maximum(primary, 1)).astype(np.int8)
-    return np.where(category == poker.ONE_PAIR, pair, -1).astype(np.int8)
+    return np.where(category == poker.ONE_PAIR, _RANK_OF_BIT[(rank >> 13) & _PRIMARY_MASK], -1).astype(np.int8)
 
 
 def dealer_qualifies(cards: np.ndarray, category: np.ndarray) -> np.ndarray:
