@@ -531,9 +531,15 @@ def _hashed(values: pd.Series, rows: np.ndarray) -> np.ndarray:
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()[rows]
         if (codes >= 0).all():
-            return _text_hashes(*buffers(as_large_string(pa.array(values.cat.categories.array, pa.large_string()))))[codes]
-    return _text_hashes(*buffers(as_large_string(pa.array(values.take(rows).to_numpy(dtype=object),
-                                                          pa.large_string(), from_pandas=True))))
+            return _text_hashes(*buffers(_large_text(values.cat.categories)))[codes]
+    return _text_hashes(*buffers(_large_text(values.take(rows))))
+
+
+def _large_text(values: pd.Index | pd.Series) -> pa.LargeStringArray:
+    """The values as Arrow text; Arrow-backed ones as they are, not made Python strings."""
+    if isinstance(values.array, pd.arrays.ArrowStringArray):
+        return as_large_string(pa.array(values.array))
+    return as_large_string(pa.array(np.asarray(values, dtype=object), pa.large_string(), from_pandas=True))
 
 
 @kernel
