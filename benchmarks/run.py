@@ -12,11 +12,9 @@ import compileall
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
