@@ -18,6 +18,7 @@ from auditor.games.poker import (
     category_of_rank,
     evaluate,
     evaluate_matrix,
+    pair_rank,
 )
 
 
@@ -235,6 +236,13 @@ def test_kickers_and_exact_ties():
     a, b = ranks("AS KD 9H 7C 3S", "AD KH 9C 7S 2S")
     assert a > b
 
+
+
+def test_pair_rank_names_the_pair_of_one_pair_hands_only():
+    hands = ["9S 9D AH KC 7S", "2H 2C AD KS 6S", "AS AD KH QC 7S", "KS KD 4H 4C AS", "AS KD 9H 7C 3S"]
+    m = parse_cards(hands, 5)
+    category, rank = evaluate_matrix(m.cards)
+    assert pair_rank(category, rank).tolist() == [7, 0, 12, -1, -1]
 
 def test_two_pair_kicker():
     a, b, c = ranks("KS KD 4H 4C AS", "KH KC 4S 4D QS", "KH KC 5S 5D 2S")

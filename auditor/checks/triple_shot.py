@@ -113,7 +113,7 @@ class Context(GameContext):
         pay = self.per_hand(lambda p: ts.ratio_table(p.paytable.model_dump()), cat)
         min_pair = self.per_hand(lambda p: RANKS.index(p.min_pair))
         qualifies = ts.dealer_qualifies(np.where(self.dealer >= 0, self.dealer, 0), dcat)
-        return ts.poker_settle(category=cat, rank=rank, pair=ts.pair_rank(cat, rank), dealer_rank=drank[r],
+        return ts.poker_settle(category=cat, rank=rank, pair=poker.pair_rank(cat, rank), dealer_rank=drank[r],
                                dealer_ok=qualifies[r], bet=self.bet_poker,
                                caribbean=(self.param("poker_mode", missing="caribbean") == "caribbean")[r],
                                carib_ratio=carib, pay_ratio=pay, min_pair=min_pair)

@@ -34,7 +34,6 @@ DEFAULT_PAYTABLE = {"royal_flush": 1000, "straight_flush": 200, "four_of_a_kind"
 DEFAULT_BONUS = {"royal_flush": 20000, "straight_flush": 2000, "four_of_a_kind": 100, "full_house": 75,
                  "flush": 50, "straight": 25, "three_of_a_kind": 9, "two_pair": 6, "one_pair": 0}
 
-_PRIMARY_MASK = (1 << 13) - 1
 # A placeholder for malformed hands: 2S 4H 6D 8C TS, a high card that pays nothing, so a
 # malformed hand adds no winnings to its round (nor can it make the round look capped).
 _DUMMY = np.array([0, 9, 18, 27, 32], dtype=np.int8)
@@ -73,9 +72,7 @@ def evaluate(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(category, pair rank) of every five-card hand; pair rank is the rank index 0..12 of
     the pair of a one_pair hand, -1 otherwise."""
     category, rank = poker.evaluate_matrix(hands)
-    primary = (rank >> 13) & _PRIMARY_MASK
-    pair = np.where(category == poker.ONE_PAIR, np.log2(np.maximum(primary, 1)).astype(np.int8), -1)
-    return category, pair.astype(np.int8)
+    return category, poker.pair_rank(category, rank)
 
 
 def ratio_table(table: dict[str, int]) -> np.ndarray:

@@ -52,6 +52,7 @@ __all__ = [
     "HAND_SIZES",
     "category_names",
     "category_of_rank",
+    "pair_rank",
     "evaluate_matrix",
     "evaluate",
 ]
@@ -235,6 +236,18 @@ def evaluate_matrix(cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def category_of_rank(rank: np.ndarray) -> np.ndarray:
     """Category index (int8) recovered from ranks returned by :func:`evaluate_matrix`."""
     return (np.asarray(rank) >> _CATEGORY_SHIFT).astype(np.int8)
+
+
+# The rank of a mask holding one rank (a pair's primary), -1 for any other mask.
+_RANK_OF_BIT = np.full(_ALL_MASKS, -1, np.int8)
+_RANK_OF_BIT[1 << np.arange(13)] = np.arange(13)
+
+
+def pair_rank(category: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Rank index 0..12 (int8) of the pair of each one-pair hand, -1 for any other hand
+    (``category`` and ``rank`` as :func:`evaluate_matrix` returns them)."""
+    primary = (np.asarray(rank) >> _PRIMARY_SHIFT) & (_ALL_MASKS - 1)
+    return np.where(category == ONE_PAIR, _RANK_OF_BIT[primary], -1).astype(np.int8)
 
 
 def category_names(idx) -> np.ndarray:

@@ -16,7 +16,7 @@ from . import blackjack as bj
 from . import poker
 
 __all__ = ["SCALE", "CATEGORY_FIELDS", "ratio_table", "war_settle", "bj_count", "bj_settle",
-           "evaluate_six", "pair_rank", "dealer_qualifies", "poker_settle", "table_settle",
+           "evaluate_six", "dealer_qualifies", "poker_settle", "table_settle",
            "DUMMY_SIX"]
 
 SCALE = bj.SCALE
@@ -24,9 +24,6 @@ SCALE = bj.SCALE
 CATEGORY_FIELDS = ("high_card", "one_pair", "two_pair", "three_of_a_kind", "straight", "flush",
                    "full_house", "four_of_a_kind", "straight_flush", "royal_flush")
 DUMMY_SIX = np.array([0, 5, 10, 15, 48, 22], dtype=np.int8)  # any six distinct cards
-_PRIMARY_MASK = (1 << 13) - 1
-_RANK_OF_BIT = np.full(1 << 13, -1, np.int8)  # the rank of a one-rank mask (a pair's)
-_RANK_OF_BIT[1 << np.arange(13)] = np.arange(13)
 
 
 def ratio_table(table: dict[str, int]) -> np.ndarray:
@@ -74,11 +71,6 @@ def evaluate_six(cards: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndar
     six = np.array(cards[:, :6], dtype=np.int8)  # a copy: the placeholders go in it
     six[~ok] = DUMMY_SIX
     return poker.evaluate_matrix(six)
-
-
-def pair_rank(category: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """Rank index 0..12 of the pair of a one-pair hand, -1 otherwise."""
-    return np.where(category == poker.ONE_PAIR, _RANK_OF_BIT[(rank >> 13) & _PRIMARY_MASK], -1).astype(np.int8)
 
 
 def dealer_qualifies(cards: np.ndarray, category: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..cards import RANKS, card_matrix, format_cards
 from ..games import blackjack as bj
+from ..games import poker
 from ..games import triple_shot as ts
 from ..money import cents_text
 from ..profiles import ProfileSet, TripleShotProfile
@@ -213,7 +214,7 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     cat, rank = ts.evaluate_six(cards, ok)
     dcat, drank = ts.evaluate_six(dealer, ok)
     expected = ts.poker_settle(
-        category=cat, rank=rank, pair=ts.pair_rank(cat, rank), dealer_rank=drank,
+        category=cat, rank=rank, pair=poker.pair_rank(cat, rank), dealer_rank=drank,
         dealer_ok=ts.dealer_qualifies(dealer, dcat), bet=frame["bet_poker"].to_numpy(),
         caribbean=per(lambda p: p.poker_mode == "caribbean"),
         carib_ratio=per(lambda p: ts.ratio_table(p.caribbean.model_dump()), cat),
