@@ -29,6 +29,7 @@ from .logs.csvsplit import last_line_end
 from .logs.sources import BATCH_ROWS, SUFFIXES, Source, batch_schema, open_source
 from .logs.schema import columns_of
 from .money import cents_text
+from .rowwise import frame_rows
 from .profiles import ProfileBase, ProfileSet
 from .registry import plugin
 
@@ -693,7 +694,7 @@ def _audit_order(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray:
 
 def _select(table: HandTable, rows: np.ndarray) -> HandTable:
     """The given rows (one gather for the frame and each matrix)."""
-    return HandTable(df=table.df.take(rows).reset_index(drop=True),
+    return HandTable(df=frame_rows(table.df, rows),
                      matrices={k: m.take(rows) for k, m in table.matrices.items()})
 
 
@@ -712,9 +713,12 @@ def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataF
     cols = ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "field", "text"]
     if not card_rows.any():
         return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
-    faults = df.loc[card_rows, ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "_rkey"]].copy()
-    faults["field"], faults["text"] = card_text
-    return faults.drop_duplicates("_rkey").drop(columns="_rkey").reset_index(drop=True)
+    idx = np.flatnonzero(card_rows)
+    _, first = np.unique(df["_rkey"].to_numpy()[idx], return_index=True)  # each round's first such row
+    keep = np.sort(first)
+    faults = frame_rows(df[cols[:6]], idx[keep])
+    faults["field"], faults["text"] = [np.asarray(v, dtype=object)[keep] for v in card_text]
+    return faults
 
 
 def _rounds_checked(result: CheckResult) -> int:

@@ -5,14 +5,15 @@ numpy reduces a C-ordered (N, k) matrix along its short axis one row at a time; 
 transposed copy, whose k rows are long and contiguous, the same reduction is several times
 faster (200,000 × 8: 0.7 ms against 4.8 ms for ``any``). Gathering rows, ``np.take`` along
 the first axis is several times faster than indexing (240,000 × 8 int8: 0.2-0.8 ms against
-3 ms).
+3 ms), and a frame's rows are gathered column by column the same way (``frame_rows``).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["any_per_row", "all_per_row", "count_per_row", "rows_at", "rows_text"]
+__all__ = ["any_per_row", "all_per_row", "count_per_row", "rows_at", "frame_rows", "rows_text"]
 
 
 def any_per_row(mask: np.ndarray) -> np.ndarray:
@@ -30,6 +31,18 @@ def count_per_row(mask: np.ndarray, dtype=np.int64) -> np.ndarray:
 def rows_at(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The rows of ``matrix`` at ``rows`` (integer positions)."""
     return np.take(matrix, rows, axis=0)
+
+
+def frame_rows(df: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """The rows of ``df`` at ``rows`` (integer positions), indexed from 0, gathered column
+    by column: ``DataFrame.take`` spends about 1 ms a column around the same gathers (a
+    360,000-row chunk of Pot Luck: 13 -> 8 ms)."""
+    columns = {}
+    for name in df.columns:
+        values = df[name].array
+        columns[name] = (np.take(values.to_numpy(), rows) if isinstance(values, pd.arrays.NumpyExtensionArray)
+                         else values.take(rows))
+    return pd.DataFrame(columns, copy=False)
 
 
 def rows_text(codes: np.ndarray, symbols: list[str], sep: str = "") -> list[str]:

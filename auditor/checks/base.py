@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from ..compiled import kernel
 from ..money import cents_text
-from ..rowwise import rows_text
+from ..rowwise import frame_rows, rows_text
 
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
            "positions_result", "card_faults_result", "pay_limit_result", "round_index",
@@ -330,7 +330,7 @@ class GameContext:
         self.rid, self.first = round_index(df)
         self.n_rounds = len(self.first)
         self.hands = df.reset_index(drop=True)
-        self.rounds = df[list(self.ROUND_COLUMNS)].take(self.first).reset_index(drop=True)
+        self.rounds = frame_rows(df[list(self.ROUND_COLUMNS)], self.first)
         self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)
