@@ -194,3 +194,16 @@ def test_finding_times_are_written_as_isoformat_writes_them():
     assert lima_text(times).tolist() == expected
     assert expected[:4] == ["1905-06-01T06:51:24-05:08:36", "1987-01-15T08:00:00-04:00",
                             "2026-11-01T12:00:50.500000-05:00", "2026-11-01T12:00:50-05:00"]
+
+
+@pytest.mark.parametrize("record", [
+    {"message": "Pago: 3 a 2", "dealer_id": "Iñigo Muñoz ☃ 𝄞", "seat": 3, "hand": None, "flag": True},
+    {"detail": "".join(map(chr, range(0, 0x80))) + "\u2028\u2029\ufeff\u00a0", "line": 2 ** 62},
+    {"evidence": {"z": "1", "a": ["x", None, False], "m": {"b": 1, "a": -2}}, "": ""},
+])
+def test_a_record_line_is_what_the_standard_encoder_writes(record):
+    """Each finding and rejected row is written by orjson, byte for byte as Python's own
+    encoder writes it with the report's options."""
+    from auditor.reporting.json_report import _FORMAT, _record
+
+    assert _record(record) == json.dumps(record, separators=(",", ":"), **_FORMAT)
