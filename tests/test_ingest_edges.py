@@ -105,3 +105,57 @@ def test_runs_of_a_run_encoded_column_in_any_order_of_entries():
     run, texts = _runs(column)
     assert run.tolist() == [0, 0, 1, 2, 2, 3] + [4, 4, 5] + [6, 6, 7, 8, 9, 9]
     assert texts.to_pylist() == ["a", "b", "c", "b"] + ["c", "b"] + ["c", "a", "b", "b"]
+
+
+def _late_text(folder: Path, dealer: bytes, rounds: int = 2000) -> Path:
+    """A log whose rows are ASCII but the last round's dealer, the bytes ``dealer``: about
+    170 KB, so that the reader's first block (128 KB) is all ASCII."""
+    folder.mkdir(exist_ok=True)
+    rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(rounds)]
+    rows[-1]["dealer_id"] = "DEALER-X"
+    log = write_log(folder / "late.csv", rows)
+    log.write_bytes(log.read_bytes().replace(b"DEALER-X", dealer))
+    return log
+
+
+def _audited(log: Path, deferred: bool, monkeypatch):
+    """The audit of ``log`` read in small batches, its encoding checked beside the audit
+    (``deferred``: the first bytes are ASCII) or before it (the whole file is the head)."""
+    from auditor.logs import sources
+
+    monkeypatch.setattr(sources, "_HEAD", 256 if deferred else 1 << 20)
+    result = audit([log], chunk_rows=40)
+    report = (result.totals, result.inputs[0].records_read, result.inputs[0].records_audited,
+              result.inputs[0].error, result.inputs[0].notes, result.inputs[0].sha256,
+              sorted(result.findings["dealer_id"].dropna().unique()), len(result.rejected))
+    return report, result
+
+
+def test_a_file_read_before_its_encoding_is_known_reads_as_one_checked_first(tmp_path, monkeypatch):
+    """A log whose first bytes are ASCII is read at once as UTF-8; a later byte of another
+    encoding (Windows-1252 here, or UTF-8 text, or a character cut at the very end) gives the
+    report of a file whose encoding was known from the start."""
+    cases = {"cp1252": _late_text(tmp_path / "a", "Peña".encode("cp1252")),
+             "utf-8": _late_text(tmp_path / "b", "Peña".encode("utf-8"))}
+    cut = _late_text(tmp_path / "c", "Peña".encode("utf-8"))
+    cut.write_bytes(cut.read_bytes() + "ñ".encode("utf-8")[:1])
+    cases["cut"] = cut
+    for name, log in cases.items():
+        deferred, result = _audited(log, True, monkeypatch)
+        checked, _ = _audited(log, False, monkeypatch)
+        assert deferred == checked, name
+        assert result.inputs[0].records_read == 2000 + (name == "cut"), name
+
+
+def test_a_file_found_undecodable_late_keeps_the_rows_read_and_says_why(tmp_path, monkeypatch):
+    """Bytes that are neither UTF-8 nor Windows-1252 after ASCII first bytes: the file's error
+    is the same as when it is checked first, and the rows read before them stay audited (the
+    rest of the round they break off is counted as rejected: no row goes unseen)."""
+    log = _late_text(tmp_path, b"Pe\x81a")  # 0x81: undefined in Windows-1252
+    _, result = _audited(log, True, monkeypatch)
+    (_, read, audited, error, *_), _ = _audited(log, False, monkeypatch)
+    late = result.inputs[0]
+    assert late.error and late.error == error and read == audited == 0
+    assert 0 < late.records_audited < late.records_read < 2000
+    assert late.records_read == late.records_audited + late.records_rejected
+    assert result.totals["rounds"] == late.records_audited
