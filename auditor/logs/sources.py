@@ -11,9 +11,9 @@ over the bytes tells whether the text is UTF-8 (a BOM is allowed), else Windows-
 (Latin-1), else neither (an error that names ``--encoding``); UTF-16 is recognised by its
 BOM. A gzip stream is checked whole in that pass too. A CSV file whose first bytes are plain
 ASCII (as exports are) is read at once, as UTF-8, while that pass runs beside the audit; the
-first block that is not ASCII waits for its verdict (``Source._settle``). The CSV separator is read off the
-header line (``,`` ``;`` tab ``|``): the one that splits it into known column names. A
-decoding or separator other than UTF-8 and ``,`` is noted in the input summary;
+first block that is not ASCII waits for its verdict (``Source._settle``). The CSV separator
+is read off the header line (``,`` ``;`` tab ``|``): the one that splits it into known column
+names. A decoding or separator other than UTF-8 and ``,`` is noted in the input summary;
 ``encoding`` and ``delimiter`` override the detection.
 """
 
@@ -698,8 +698,8 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
 
 
 def _head(path: Path) -> bytes:
-    """The first ``_HEAD`` bytes of a file when they are ASCII text with a line end, and the
-    file is longer (else b"": the file is checked whole before it is read)."""
+    """The first ``_HEAD`` bytes of a file when they are ASCII, not all blank, and the file is
+    longer (else b"": the file is checked whole before it is read)."""
     try:
         with path.open("rb") as fh:
             head = fh.read(_HEAD)
