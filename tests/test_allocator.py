@@ -42,30 +42,3 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 def test_elsewhere_nothing_changes(monkeypatch):
     monkeypatch.setattr(os, "confstr", lambda name: "musl 1.2", raising=False)
     assert keep_freed_memory() is False
-
-
-@pytest.mark.skipif(not _glibc(), reason="glibc only")
-def test_memory_freed_by_a_thread_is_reused_by_another():
-    """The reader thread's freed arrays serve the auditing thread's next ones: one arena, not
-    one per thread, whose memory another thread would map afresh."""
-    code = """
-import resource, threading
-import numpy as np
-from auditor.allocator import keep_freed_memory
-assert keep_freed_memory()
-
-def churn():
-    for i in range(6):
-        a = np.ones(6 << 20 >> 3)
-        b = np.ones(3 << 20 >> 3)
-        del a, b
-
-worker = threading.Thread(target=churn)
-worker.start()
-worker.join()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-churn()
-print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
-"""
-    faults = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-    assert faults < 500, faults  # (mapping 9 MB afresh is about 2,300 faults)
