@@ -78,9 +78,9 @@ _OPTIONAL_TEXT_FIELDS = ("dealer_id", "file", "started_at")
 _FINDINGS = TypeAdapter(list[Finding])
 
 
-def _column(findings: pd.DataFrame, name: str, optional: bool = False) -> list:
+def _column(findings: pd.DataFrame, name: str, text: bool = False) -> list:
     """One column as plain Python values (None for missing), converted once per column
-    (``optional``: text or None, whatever the column's name)."""
+    (``text``: as text, "" for missing, whatever the column's name)."""
     if name not in findings:
         return [None] * len(findings)
     col = findings[name]
@@ -88,9 +88,9 @@ def _column(findings: pd.DataFrame, name: str, optional: bool = False) -> list:
         return [v if type(v) is dict and all(type(k) is str and type(x) in _PLAIN for k, x in v.items())
                 else _evidence(plain(v)) for v in col.tolist()]
     values = col.astype(object).where(col.notna(), None).tolist()
-    if name in _TEXT_FIELDS:
+    if text or name in _TEXT_FIELDS:
         return ["" if v is None else str(v) for v in values]
-    if optional or name in _OPTIONAL_TEXT_FIELDS:
+    if name in _OPTIONAL_TEXT_FIELDS:
         return [None if v is None else str(v) for v in values]
     if all(v is None or type(v) in (int, str) for v in values):
         return values
@@ -123,8 +123,7 @@ _SLICE = 10_000
 
 def rejected_records(rejected: pd.DataFrame, lang: str) -> list[dict]:
     """Every rejected record, its reason in ``lang``; converted a column at a time."""
-    text = {k: ["" if v is None else str(v) for v in _column(rejected, k, optional=True)]
-            for k in ("file", "field", "reason", "detail")}
+    text = {k: _column(rejected, k, text=True) for k in ("file", "field", "reason", "detail")}
     reasons = {code: translate(code, lang) if code else "" for code in set(text["reason"])}
     return [{"file": file, "line": line, "field": field, "reason": reasons[code], "reason_code": code,
              "detail": detail}
