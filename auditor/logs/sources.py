@@ -41,6 +41,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pv
 import pyarrow.parquet as pq
 
+from ..arrowtext import buffers
 from .csvsplit import last_line_end, line_count, split_plain
 from .ingest import InputError, _json_scalar_to_str, _rejects, detect_game, run_coded
 from .schema import columns_of
@@ -120,9 +121,10 @@ class Source:
                                                            pa.array([str(self.path)], pa.large_string()))}
         # Every reader gives large strings (a round's fields maybe run-encoded already) and
         # int64 line numbers; a Parquet cell may be null.
+        present = set(table.column_names)
         for col in [*columns_of(self.game), None]:
             name = col.name if col else "_bad"
-            column = table.column(name) if name in table.column_names else empty
+            column = table.column(name) if name in present else empty
             if column.null_count:
                 column = pc.fill_null(column, "")
             if col and col.round_level and not pa.types.is_dictionary(column.type):
@@ -319,6 +321,7 @@ class Source:
             raise InputError(str(self.path), "input.unreadable", error=type(exc).__name__) from None
 
 
+@functools.cache
 def batch_schema(game: str) -> pa.Schema:
     """The columns of every batch of ``game``: each field as text (a round's fields
     run-encoded, see ``ingest.run_coded``), the file it came from (dictionary-encoded: one
@@ -394,6 +397,17 @@ def _last_round_start(table: pa.Table) -> int:
     """Index where the table's trailing run of rows of one round begins (looked for in a
     window at the end, widened until it holds the start: a round has a few rows)."""
     n = table.num_rows
+    # The round's fields come dictionary-encoded (``_conform``), so rows with one entry have
+    # one text: in the last array of rows, after the last change of entry, all rows are one
+    # round, which begins there if its text changes too (as it does where entries are runs
+    # of equal neighbours, as the readers make them; else the window below finds it).
+    last = [table.column(name).chunks[-1] for name in ("table_id", "round_id") if table.column(name).num_chunks]
+    if len(last) == 2:
+        entries = [chunk.indices.to_numpy() for chunk in last]
+        changes = np.flatnonzero((entries[0][1:] != entries[0][:-1]) | (entries[1][1:] != entries[1][:-1]))
+        at = int(changes[-1]) + 1 if len(changes) else 0
+        if at and any(chunk[at - 1].as_py() != chunk[at].as_py() for chunk in last):
+            return n - len(entries[0]) + at
     window = 64
     while n:
         start = max(0, n - window)
@@ -561,9 +575,7 @@ def _split_header(header: str, delimiter: str) -> list[str]:
 def _sniff_delimiter(path: Path, header: str) -> str:
     """The separator that splits the header into the most known column names; ``,`` when
     no separator gives two or more (the file is then told apart by its columns, or not)."""
-    from .schema import ROUND_MODELS
-
-    known = {c.name for g in ROUND_MODELS for c in columns_of(g)} | {"game"}
+    known = _known_names()
     scores = {d: sum(n in known for n in _split_header(header, d)) for d in DELIMITERS}
     best = max(scores.values())
     winners = [d for d, v in scores.items() if v == best]
@@ -573,6 +585,14 @@ def _sniff_delimiter(path: Path, header: str) -> str:
         raise InputError(str(path), "input.ambiguous_delimiter",
                          candidates=" ".join(_shown(d) for d in winners))
     return ","
+
+
+@functools.cache
+def _known_names() -> frozenset[str]:
+    """Every column name of every game."""
+    from .schema import ROUND_MODELS
+
+    return frozenset(c.name for g in ROUND_MODELS for c in columns_of(g)) | {"game"}
 
 
 def _shown(delimiter: str) -> str:
@@ -789,13 +809,12 @@ def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
         return np.zeros(table.num_rows, bool)
     blank = np.ones(table.num_rows, bool)
     for column in columns:
-        for chunk, at in zip(column.chunks, np.cumsum([0] + [len(c) for c in column.chunks])):
-            if pa.types.is_dictionary(chunk.type):  # a run-encoded column: its entries' lengths
-                empty = pc.equal(pc.binary_length(chunk.dictionary), 0).to_numpy(zero_copy_only=False)[
-                    chunk.indices.to_numpy()]
-            else:
-                empty = pc.equal(pc.binary_length(chunk), 0).to_numpy(zero_copy_only=False)
-            blank[at:at + len(chunk)] &= empty
+        at = 0
+        for chunk in column.chunks:  # large strings without nulls, maybe run-encoded
+            offsets, _ = buffers(chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk)
+            empty = offsets[1:] == offsets[:-1]
+            blank[at:at + len(chunk)] &= empty[chunk.indices.to_numpy()] if pa.types.is_dictionary(chunk.type) else empty
+            at += len(chunk)
         if not blank.any():
             break
     return blank
