@@ -240,13 +240,27 @@ def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
     neighbours with the same entry are one run. (Equal text under two entries makes two
     runs, as at the edge of two blocks: a run is never longer than the stretch of equal
     values, which is all that typing once per run needs.)"""
+    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    if not chunks:
+        return np.zeros(0, np.int64), pa.array([], pa.large_string())
+    entries = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in chunks]
+    # Usually each array's entries are in order, one per run (as the split and ``run_coded``
+    # number them): then the entries are the runs, and their texts a slice of each
+    # dictionary. Checked for all arrays at once (a chunk of a folder of small files holds
+    # hundreds), numbering each array's runs on from the last one's.
+    lengths = np.array([len(e) for e in entries])
+    firsts = np.array([e[0] for e in entries], np.int64)
+    used = np.array([e[-1] for e in entries], np.int64) - firsts + 1
+    bases = np.cumsum(used) - used
+    run = np.concatenate(entries).astype(np.int64) + np.repeat(bases - firsts, lengths)
+    step = np.diff(run)
+    if step.min(initial=0) >= 0 and step.max(initial=0) <= 1:
+        texts = [chunk.dictionary.slice(f, n) for chunk, f, n in zip(chunks, firsts.tolist(), used.tolist())]
+        return run, as_large_string(pa.chunked_array(texts, pa.large_string()))
     runs, texts, base = [], [], 0
-    for chunk in column.chunks:
-        entry = chunk.indices.to_numpy(zero_copy_only=False)
+    for chunk, entry in zip(chunks, entries):  # else array by array
         step = np.diff(entry)
-        if len(entry) and step.min(initial=0) >= 0 and step.max(initial=0) <= 1:
-            # Entries in order, one per run (as the split and ``run_coded`` number them):
-            # the entries are the runs, and their texts a slice of the dictionary.
+        if step.min(initial=0) >= 0 and step.max(initial=0) <= 1:
             first = int(entry[0])
             runs.append(entry.astype(np.int64) + (base - first))
             texts.append(chunk.dictionary.slice(first, int(entry[-1]) - first + 1))
@@ -256,8 +270,6 @@ def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
         runs.append(run + base)
         texts.append(chunk.dictionary.take(pa.array(entry[starts])))
         base += len(starts)
-    if not runs:
-        return np.zeros(0, np.int64), pa.array([], pa.large_string())
     return np.concatenate(runs), as_large_string(pa.chunked_array(texts, pa.large_string()))
 
 
