@@ -599,15 +599,19 @@ def _shown(delimiter: str) -> str:
     return {"\t": "tab", " ": "space"}.get(delimiter, repr(delimiter))
 
 
-def _header_csv(path: Path, encoding: str, delimiter: str | None) -> tuple[list[str], str, str]:
-    """(column names, first data line, separator) of a CSV file."""
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding=_python_codec(encoding), errors="replace", newline="") as fh:
-            header = fh.readline(1 << 20)
-            first = fh.readline(1 << 20)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(str(path), "input.bad_gzip", error=_first_line(exc)) from None
+def _header_csv(path: Path, encoding: str, delimiter: str | None, head: bytes = b"") -> tuple[list[str], str, str]:
+    """(column names, first data line, separator) of a CSV file; from ``head`` (its first
+    bytes, ASCII) when both lines end in it."""
+    lines = io.StringIO(head.decode("ascii"), newline="")
+    header, first = lines.readline(), lines.readline()
+    if not head or lines.tell() == len(head) or not first.endswith(("\n", "\r")):
+        opener = gzip.open if path.name.lower().endswith(".gz") else open
+        try:
+            with opener(path, "rt", encoding=_python_codec(encoding), errors="replace", newline="") as fh:
+                header = fh.readline(1 << 20)
+                first = fh.readline(1 << 20)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(str(path), "input.bad_gzip", error=_first_line(exc)) from None
     if not header.strip():
         raise InputError(str(path), "input.empty")
     if delimiter is None:
@@ -676,7 +680,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             names, first_time = _jsonl_names(path, codec)
         else:
             kind = "csv"
-            names, first, sep = _header_csv(path, codec, delimiter_option(delimiter))
+            names, first, sep = _header_csv(path, codec, delimiter_option(delimiter), head)
             if sep != ",":
                 notes.append(("input.delimiter_used", {"delimiter": _shown(sep)}))
             has_rows = bool(first.strip())
