@@ -107,7 +107,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     games = sorted(sources) if game is None else [game]
     for g in games:
         run = _GameRun(g, profiles, lang)
-        srcs = sorted(sources.get(g, []), key=_source_order)
+        srcs = _in_time_order(sources.get(g, []))
         errors: dict[str, str] = {}
         chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress), run.prepare)
         try:
@@ -156,12 +156,16 @@ def _failed_input(path: Path, error: str) -> InputSummary:
                         records_rejected=0, error=error)
 
 
-def _source_order(src: Source):
-    """Files in time order (then by name), so that a table's rounds arrive in time order
-    across the files of successive days, whatever order the command line gave."""
-    ts = pd.to_datetime(src.first_time, utc=True, errors="coerce", format="ISO8601") if src.first_time else pd.NaT
-    known = not pd.isna(ts) and TIME_WINDOW[0] <= ts < TIME_WINDOW[1]  # (a corrupt time is no time)
-    return (ts.as_unit("ns").value if known else np.iinfo(np.int64).max, str(src.path))
+def _in_time_order(sources: list[Source]) -> list[Source]:
+    """Files in time order of their first rounds (then by name; a file whose first time is
+    missing or corrupt last), so that a table's rounds arrive in time order across the
+    files of successive days, whatever order the command line gave."""
+    ts = pd.Series(pd.to_datetime(pd.Series([s.first_time or None for s in sources], dtype=object), utc=True,
+                                  errors="coerce", format="ISO8601"))
+    known = ts.notna() & (ts >= TIME_WINDOW[0]) & (ts < TIME_WINDOW[1])  # (a corrupt time is no time)
+    keys = np.where(known, ts.to_numpy("datetime64[ns]").view(np.int64), np.iinfo(np.int64).max)
+    return [s for _, _, s in sorted(zip(keys.tolist(), [str(s.path) for s in sources], sources),
+                                    key=lambda k: k[:2])]
 
 
 def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, progress):

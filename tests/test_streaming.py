@@ -4,11 +4,12 @@ import threading
 import time
 from datetime import date
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
-from auditor.engine import _read_ahead, audit
+from auditor.engine import _in_time_order, _read_ahead, audit
 from auditor.profiles import load_profiles
 from auditor.simulate import SIMULATORS, run
 
@@ -144,3 +145,12 @@ def test_a_round_id_hashes_alike_in_every_chunk():
     rows = np.arange(len(ids))
     assert list(_hashed(plain, rows)) == list(_hashed(coded, rows[::-1] + 1))
     assert len(set(_hashed(plain, rows).tolist())) == len(ids)
+
+
+def test_files_are_audited_in_time_order_of_their_first_rounds():
+    """Whatever their names: the files of successive days come in time order (the zone
+    counted), and a file whose first time is missing or corrupt comes last, by name."""
+    firsts = {"a.csv": "2026-11-03T00:10:00-05:00", "b.csv": "", "c.csv": "2026-11-02T23:30:00-05:00",
+              "d.csv": "not a time", "e.csv": "2026-11-03T06:00:00+01:00", "f.csv": "2999-01-01T00:00:00Z"}
+    sources = [SimpleNamespace(path=Path(name), first_time=first) for name, first in firsts.items()]
+    assert [s.path.name for s in _in_time_order(sources)] == ["c.csv", "e.csv", "a.csv", "b.csv", "d.csv", "f.csv"]
