@@ -159,3 +159,26 @@ def test_a_file_found_undecodable_late_keeps_the_rows_read_and_says_why(tmp_path
     assert 0 < late.records_audited < late.records_read < 2000
     assert late.records_read == late.records_audited + late.records_rejected
     assert result.totals["rounds"] == late.records_audited
+
+
+def test_the_header_read_from_the_first_bytes_is_the_header_read_from_the_file(tmp_path, monkeypatch):
+    """A CSV file's header and first row are taken from its first bytes (read for the ASCII
+    check) when both end there: alike for every line end, for a semicolon, and for a first
+    row that the first bytes cut off."""
+    from auditor.logs import sources
+
+    def opened(log: Path, head: int):
+        monkeypatch.setattr(sources, "_HEAD", head)
+        src = sources.open_source(log)
+        return src.names, src.first_time, src.delimiter, src.game
+
+    rows = [hand(f"R{i}", minute=i % 60) for i in range(40)]
+    text = write_log(tmp_path / "log.csv", rows).read_text(encoding="utf-8")
+    cases = {"lf": text, "crlf": text.replace("\n", "\r\n"), "cr": text.replace("\n", "\r"),
+             "semicolon": text.replace(",", ";")}
+    for name, body in cases.items():
+        log = tmp_path / f"{name}.csv"
+        log.write_bytes(body.encode("ascii"))
+        header_end = len(body.splitlines(keepends=True)[0])
+        for head in (256, header_end + 10):  # the first row whole in the head, then cut off
+            assert opened(log, head) == opened(log, 1 << 20), (name, head)
