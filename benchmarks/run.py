@@ -3,7 +3,8 @@
 For each game with a simulator, a log of N rounds is simulated once and cached under
 benchmarks/data/ (outside git). Each measurement runs in a fresh process, so start-up and
 imports count, as they do for a user; peak RSS is the child's maximum resident set size.
-Results are printed and written to benchmarks/results.json; docs/performance.md quotes them.
+A log of up to a million rounds is also measured as a folder of daily exports (one file per
+table and day, made from it once), against a pandas read of each file. Results are printed and written to benchmarks/results.json; docs/performance.md quotes them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ DATA = ROOT / "benchmarks" / "data"
 BIN = Path(sys.executable).parent
 SIZES = [int(s) for s in os.environ.get("BENCH_ROUNDS", "1000000").split(",")]
 GAMES = os.environ.get("BENCH_GAMES", "").split(",") if os.environ.get("BENCH_GAMES") else None
+# Also the log of up to a million rounds as a folder of daily exports, one file per table and
+# day (about 1,100 files): how a hall's exports arrive. BENCH_FOLDERS=0 leaves it out.
+FOLDERS = os.environ.get("BENCH_FOLDERS", "1") != "0"
 
 
 def _peak(cmd: list[str]) -> tuple[float, float]:
@@ -73,6 +77,29 @@ def _simulate(game: str, n: int, log: Path) -> None:
                 out.write(tail)
 
 
+def _daily_files(log: Path, folder: Path) -> list[Path]:
+    """The log as a hall exports it: one file per table and day (its header on each), in
+    ``folder`` (made once, cached)."""
+    if not folder.exists():
+        import numpy as np
+        import pandas as pd
+
+        keys = pd.read_csv(log, usecols=["table_id", "started_at"], dtype=str)
+        name = keys["table_id"] + "_" + keys["started_at"].str[:10]
+        codes, names = pd.factorize(name)
+        header, _, body = log.read_bytes().partition(b"\n")
+        lines = body.split(b"\n")[:len(codes)]
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
+        part = folder.with_name(folder.name + ".part")
+        part.mkdir(parents=True, exist_ok=True)
+        for i, file_name in enumerate(names):
+            rows = [lines[j] for j in order[bounds[i]:bounds[i + 1]]]
+            (part / f"{file_name}.csv").write_bytes(header + b"\n" + b"\n".join(rows) + b"\n")
+        part.rename(folder)
+    return sorted(folder.glob("*.csv"))
+
+
 def _renamed(prefix: str, k: int) -> str:
     return f"{prefix[:-1]}{k}-" if k else prefix
 
@@ -96,6 +123,28 @@ def _profiles(game: str, n: int) -> Path:
             lines.append(line)
         (folder / source.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
+
+
+def _key(run: dict) -> tuple:
+    return run["game"], run["rounds"], run.get("files", 1)
+
+
+def _folder_run(game: str, n: int, log: Path, repeats: int) -> dict:
+    """The same rounds as a folder of daily exports (``_daily_files``): the audit of the
+    folder against a plain pandas read of each of its files."""
+    files = _daily_files(log, DATA / f"{game}-{n}-days")
+    read = (f"import glob, pandas as pd; [pd.read_csv(f) for f in sorted(glob.glob("
+            f"{str(files[0].parent / '*.csv')!r}))]")
+    read_s, read_mb = min(_peak([sys.executable, "-c", read]) for _ in range(repeats))
+    with tempfile.TemporaryDirectory() as out:
+        audit = [str(BIN / "auditor"), "audit", str(files[0].parent), "--profile", str(_profiles(game, n)),
+                 "--format", "json", "--out", out]
+        audit_s, audit_mb = min(_peak(audit) for _ in range(repeats))
+    return {"game": game, "rounds": n, "files": len(files),
+            "csv_mb": round(sum(f.stat().st_size for f in files) / 2**20, 1),
+            "pandas_read_s": round(read_s, 2), "pandas_read_peak_mb": round(read_mb),
+            "audit_s": round(audit_s, 2), "audit_peak_mb": round(audit_mb),
+            "rounds_per_s": round(n / audit_s), "ratio_to_read": round(audit_s / read_s, 2)}
 
 
 def main() -> None:
@@ -133,13 +182,16 @@ def main() -> None:
                    "rounds_per_s": round(n / audit_s), "ratio_to_read": round(audit_s / read_s, 2)}
             results["runs"].append(run)
             print(json.dumps(run), flush=True)
+            if n <= PART and FOLDERS:
+                results["runs"].append(_folder_run(game, n, log, repeats))
+                print(json.dumps(results["runs"][-1]), flush=True)
     # Runs of other games and sizes measured earlier are kept (a run replaces its own).
     path = ROOT / "benchmarks" / "results.json"
-    measured = {(r["game"], r["rounds"]) for r in results["runs"]}
+    measured = {_key(r) for r in results["runs"]}
     if path.exists():
         earlier = json.loads(path.read_text())["runs"]
-        results["runs"] += [r for r in earlier if (r["game"], r["rounds"]) not in measured]
-    results["runs"].sort(key=lambda r: (r["rounds"], r["game"]))
+        results["runs"] += [r for r in earlier if _key(r) not in measured]
+    results["runs"].sort(key=lambda r: (r["rounds"], r["game"], r.get("files", 1)))
     path.write_text(json.dumps(results, indent=2) + "\n")
 
 
