@@ -160,8 +160,8 @@ def _in_time_order(sources: list[Source]) -> list[Source]:
     """Files in time order of their first rounds (then by name; a file whose first time is
     missing or corrupt last), so that a table's rounds arrive in time order across the
     files of successive days, whatever order the command line gave."""
-    ts = pd.Series(pd.to_datetime(pd.Series([s.first_time or None for s in sources], dtype=object), utc=True,
-                                  errors="coerce", format="ISO8601"))
+    ts = pd.to_datetime(pd.Series([s.first_time or None for s in sources], dtype=object), utc=True,
+                        errors="coerce", format="ISO8601")
     known = ts.notna() & (ts >= TIME_WINDOW[0]) & (ts < TIME_WINDOW[1])  # (a corrupt time is no time)
     keys = np.where(known, ts.to_numpy("datetime64[ns]").view(np.int64), np.iinfo(np.int64).max)
     return [s for _, _, s in sorted(zip(keys.tolist(), [str(s.path) for s in sources], sources),

@@ -815,9 +815,10 @@ def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
     for column in columns:
         at = 0
         for chunk in column.chunks:  # large strings without nulls, maybe run-encoded
-            offsets, _ = buffers(chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk)
+            coded = pa.types.is_dictionary(chunk.type)
+            offsets, _ = buffers(chunk.dictionary if coded else chunk)
             empty = offsets[1:] == offsets[:-1]
-            blank[at:at + len(chunk)] &= empty[chunk.indices.to_numpy()] if pa.types.is_dictionary(chunk.type) else empty
+            blank[at:at + len(chunk)] &= empty[chunk.indices.to_numpy()] if coded else empty
             at += len(chunk)
         if not blank.any():
             break
