@@ -154,3 +154,27 @@ def test_files_are_audited_in_time_order_of_their_first_rounds():
               "d.csv": "not a time", "e.csv": "2026-11-03T06:00:00+01:00", "f.csv": "2999-01-01T00:00:00Z"}
     sources = [SimpleNamespace(path=Path(name), first_time=first) for name, first in firsts.items()]
     assert [s.path.name for s in _in_time_order(sources)] == ["c.csv", "e.csv", "a.csv", "b.csv", "d.csv", "f.csv"]
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_a_folder_of_daily_exports_audits_as_the_log_it_was_cut_from(tmp_path, game):
+    """The log cut into one file per table and day (how a hall exports it; here per hour, to
+    have many): each file a batch of its own, a chunk made of many. The same report, but for
+    the file and line of each row, also with chunk boundaries inside files."""
+    log, _ = run(game, rounds=1200, seed=11, faults=0.06, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    folder = tmp_path / "days"
+    folder.mkdir()
+    for (table, hour), rows in frame.groupby([frame["table_id"], frame["started_at"].str[:13]]):
+        rows.to_csv(folder / f"{table}_{hour}.csv", index=False)
+    assert len(list(folder.iterdir())) > 20
+
+    def seen(result):
+        findings = result.findings.drop(columns=["file", "line"]).astype(str).to_csv(index=False)
+        rules = [(r.code, r.status, r.rounds_checked, r.violations) for r in result.rules]
+        return findings, rules, sorted(result.rejected["reason"]), result.totals, result.period
+
+    whole = audit([log], profiles=PROFILES, chunk_rows=10**9)
+    assert len(whole.findings) > 20
+    for chunk_rows in (10**9, 450):
+        assert seen(audit([folder], profiles=PROFILES, chunk_rows=chunk_rows)) == seen(whole), chunk_rows
