@@ -4,7 +4,8 @@ For each game with a simulator, a log of N rounds is simulated once and cached u
 benchmarks/data/ (outside git). Each measurement runs in a fresh process, so start-up and
 imports count, as they do for a user; peak RSS is the child's maximum resident set size.
 A log of up to a million rounds is also measured as a folder of daily exports (one file per
-table and day, made from it once), against a pandas read of each file. Results are printed and written to benchmarks/results.json; docs/performance.md quotes them.
+table and day, made from it once), against a pandas read of each file. Results are printed
+and written to benchmarks/results.json; docs/performance.md quotes them.
 """
 
 from __future__ import annotations
