@@ -149,6 +149,20 @@ def test_html_in_english(tmp_path):
     assert "Reglas verificadas" not in html
 
 
+def test_html_folds_a_long_list_of_files_under_a_line_that_counts_them(tmp_path):
+    """A folder of daily exports is a thousand files: their table comes folded (every file
+    still in the page, and in print), so the summary is not pages away; a few files are
+    listed open."""
+    from auditor.reporting.html import FOLD_INPUTS
+
+    logs = [write_log(tmp_path / f"day{d:02d}.csv", [hand(f"R{d}", day=d)]) for d in range(1, FOLD_INPUTS + 2)]
+    (tmp_path / "broken.csv").write_bytes(b"")
+    html = render_html(audit([*logs, tmp_path / "broken.csv"]))
+    folded = html.index('<details id="inputs"><summary>Ver los 14 archivos (13 registros leídos; con error: 1)')
+    assert folded < html.index("day01.csv") < html.index("day13.csv") < html.index("</details>", folded)
+    assert '<details id="inputs">' not in render_html(audit(logs[:FOLD_INPUTS]))
+
+
 # Known engine bug: a header-only file makes engine._audit_game raise ValueError (see
 # ENGINE_EMPTY_BUG in test_cli.py). Strict: remove this marker once the engine is fixed.
 def test_no_activity(tmp_path):

@@ -40,6 +40,9 @@ __all__ = ["render_html", "write_html", "PAGE_SIZE", "json_for_script", "format_
 PAGE_SIZE = 100
 MAX_REJECTED = 2000
 MAX_BREAKDOWN = 50
+# A folder of a month's daily exports is a thousand files: beyond this many, their table
+# comes folded under one line that counts them, so that the summary is not pages away.
+FOLD_INPUTS = 12
 STATUS_ORDER = {"failed": 0, "error": 1, "passed": 2, "not_applicable": 3}
 SEVERITY_DESC = tuple(reversed(SEVERITIES))  # critical first
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -359,6 +362,9 @@ def render_html(result, *, report: dict | None = None) -> str:
         "by_table_total": len(summary["by_table"]),
         "by_dealer_total": len(summary["by_dealer"]),
         "max_breakdown": MAX_BREAKDOWN,
+        "inputs_folded": len(report["inputs"]) > FOLD_INPUTS,
+        "inputs_read": sum(i["records_read"] for i in report["inputs"]),
+        "inputs_failed": sum(bool(i["error"]) for i in report["inputs"]),
         "charts": _charts(summary, lang),
         "data": json_for_script(data),
     }
