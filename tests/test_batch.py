@@ -298,3 +298,19 @@ def test_scheduler_without_dask_is_a_clear_error(tmp_path, monkeypatch):
     res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(tmp_path / "out"),
                                    "--scheduler", "tcp://127.0.0.1:1", "--lang", "en"])
     assert res.exit_code == 2 and "casino-auditor[dask]" in res.stderr
+
+
+def test_tasks_are_cut_by_size_and_count(tmp_path, monkeypatch):
+    """Consecutive files go in one task until it holds TASK_BYTES of logs or CHUNK files: a
+    month of small daily exports makes a few audits, not hundreds; large files one each."""
+    from auditor.batch import runner
+
+    monkeypatch.setattr(runner, "TASK_BYTES", 1000)
+    entries = []
+    for i, size in enumerate([400, 400, 400, 2500, 10, 10, 10, 10, 10]):
+        path = tmp_path / f"f{i}.csv"
+        path.write_bytes(b"x" * size)
+        entries.append(runner._Entry(f"s{i}", str(path), "pot-luck-blackjack", {}))
+    groups = [[int(e.sha[1:]) for e in g] for g in runner._cut(entries, chunk=4)]
+    assert groups == [[0, 1, 2], [3], [4, 5, 6, 7], [8]]
+    assert [len(g) for g in runner._cut(entries, chunk=100)] == [3, 1, 5]

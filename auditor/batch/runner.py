@@ -14,6 +14,7 @@ twice.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,12 +22,16 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 __all__ = ["BatchOptions", "BatchOutcome", "BatchError", "run_batch", "audit_task", "plan_tasks", "Task",
-           "CHUNK", "EXIT_OK", "EXIT_NEW", "EXIT_ERROR", "EXIT_PARTIAL"]
+           "CHUNK", "TASK_BYTES", "EXIT_OK", "EXIT_NEW", "EXIT_ERROR", "EXIT_PARTIAL"]
 
 EXIT_OK, EXIT_NEW, EXIT_ERROR, EXIT_PARTIAL = 0, 1, 2, 3
-# Authoritative files per task. Fixed (not derived from the number of workers), so the same
-# batch is cut into the same tasks whichever way it runs.
-CHUNK = 4
+# A task: consecutive authoritative files (in time order, per game) up to TASK_BYTES of logs
+# or CHUNK files, whichever comes first. Fixed by the files, not by the number of workers, so
+# the same batch is cut into the same tasks whichever way it runs. Each task is a whole audit
+# (its start, its context files read again): a month of daily exports (1,132 files of 0.45 MB)
+# cut four files a task made 283 audits of 14,000 rows, 25 s of audit where one takes 6.
+TASK_BYTES = 32 << 20
+CHUNK = 256
 LIMA = "America/Lima"
 
 
@@ -144,8 +149,7 @@ def plan_tasks(universe: dict[str, _Entry], fresh: set[str], gone: list[tuple[st
     tasks = []
     for game in sorted({universe[s].game for s in auth}):
         mine = sorted((universe[s] for s in auth if universe[s].game == game), key=lambda e: (_start(e), e.path))
-        for i in range(0, len(mine), max(chunk, 1)):
-            group = mine[i:i + max(chunk, 1)]
+        for group in _cut(mine, max(chunk, 1)):
             names = {e.sha for e in group}
             context: set[str] = set()
             for e in group:
@@ -159,6 +163,22 @@ def plan_tasks(universe: dict[str, _Entry], fresh: set[str], gone: list[tuple[st
             context -= names
             tasks.append((game, [e.path for e in group], sorted(universe[s].path for s in context)))
     return auth, tasks
+
+
+def _cut(entries: list[_Entry], chunk: int) -> list[list[_Entry]]:
+    """``entries`` in tasks of up to ``chunk`` files and about TASK_BYTES (see there)."""
+    groups: list[list[_Entry]] = [[]]
+    size = 0
+    for e in entries:
+        if groups[-1] and (len(groups[-1]) >= chunk or size >= TASK_BYTES):
+            groups.append([])
+            size = 0
+        groups[-1].append(e)
+        try:
+            size += os.stat(e.path).st_size
+        except OSError:  # gone since it was hashed: the audit says so
+            pass
+    return [g for g in groups if g]
 
 
 # --- executors ----------------------------------------------------------------------------
@@ -256,7 +276,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
         with _executor(opts, lang) as ex:
             # 2. A first look at the new contents: game and per-table spans.
-            scans = {sc.sha256 or sc.path: sc for sc in ex.map(scan, [first_path[s] for s in fresh_shas])}
+            scans = {sc.sha256 or sc.path: sc for sc in ex.map(scan, [(first_path[s], s) for s in fresh_shas])}
             universe: dict[str, _Entry] = {}
             for sha in live_ok & present_shas:
                 if known[sha]["game"]:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..logs.sources import sha256_of
 
 __all__ = ["FileScan", "scan"]
 
@@ -76,13 +75,11 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
     return columns, frame
 
 
-def scan(path: str) -> FileScan:
-    """Hash, game and per-table time span of one file (never raises)."""
+def scan(item: tuple[str, str]) -> FileScan:
+    """Game and per-table time span of one file, given as (path, its SHA-256 as hashed by the
+    caller); never raises."""
+    path, digest = item
     p = Path(path)
-    try:
-        digest = sha256_of(p)
-    except OSError as exc:
-        return FileScan(path=str(path), sha256="", error=exc.strerror or str(exc))
     try:
         columns, frame = _read(p)
     except Exception as exc:  # the audit reports the real reason
@@ -90,11 +87,15 @@ def scan(path: str) -> FileScan:
     game = _detect(columns)
     spans: dict[str, tuple[int, int]] = {}
     if "table_id" in frame and "started_at" in frame and len(frame):
-        times = pd.to_datetime(frame["started_at"].str.strip(), utc=True, errors="coerce", format="ISO8601")
-        ok = times.notna() & (frame["table_id"].str.strip() != "")
+        table_id, started_at = frame["table_id"].str.strip(), frame["started_at"].str.strip()
+        # A round's rows repeat its table and time, one after the other: each is parsed once.
+        first = (table_id != table_id.shift()) | (started_at != started_at.shift())
+        table_id, started_at = table_id[first], started_at[first]
+        times = pd.to_datetime(started_at, utc=True, errors="coerce", format="ISO8601")
+        ok = times.notna() & (table_id != "")
         if ok.any():
-            ns = pd.Series(times[ok].array.asi8, index=frame.index[ok])
-            grouped = ns.groupby(frame["table_id"].str.strip()[ok])
+            ns = pd.Series(times[ok].array.asi8, index=table_id.index[ok])
+            grouped = ns.groupby(table_id[ok])
             lo, hi = grouped.min(), grouped.max()
             spans = {str(t): (int(lo[t]), int(hi[t])) for t in sorted(lo.index)}
     return FileScan(path=str(path), sha256=digest, game=game, spans=spans)
