@@ -1,5 +1,5 @@
-"""A light first look at a log file: its content hash, its game and, per table, the time of
-its first and last round. The batch planner uses it to choose which earlier files a new
+"""A light first look at a log file (whose content hash the runner has taken): its game and,
+per table, the time of its first and last round. The batch planner uses it to choose which earlier files a new
 file must be audited with (rules that compare a round with the table's previous round).
 
 It reads only the header and the ``table_id``/``started_at`` columns; anything it cannot
@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-
 
 __all__ = ["FileScan", "scan"]
 
