@@ -257,15 +257,9 @@ def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
     if step.min(initial=0) >= 0 and step.max(initial=0) <= 1:
         texts = [chunk.dictionary.slice(f, n) for chunk, f, n in zip(chunks, firsts.tolist(), used.tolist())]
         return run, as_large_string(pa.chunked_array(texts, pa.large_string()))
+    # Else (rows reordered: rare) each array's runs are found from its entries.
     runs, texts, base = [], [], 0
-    for chunk, entry in zip(chunks, entries):  # else array by array
-        step = np.diff(entry)
-        if step.min(initial=0) >= 0 and step.max(initial=0) <= 1:
-            first = int(entry[0])
-            runs.append(entry.astype(np.int64) + (base - first))
-            texts.append(chunk.dictionary.slice(first, int(entry[-1]) - first + 1))
-            base += int(entry[-1]) - first + 1
-            continue
+    for chunk, entry in zip(chunks, entries):
         run, starts = _equal_ints(entry)
         runs.append(run + base)
         texts.append(chunk.dictionary.take(pa.array(entry[starts])))
