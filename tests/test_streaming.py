@@ -131,6 +131,25 @@ def test_a_chunk_is_prepared_by_whichever_thread_is_free():
     assert got == [0, 2, 4] and names == ["auditor-reader"] * 3
     chunks.close()
 
+    # A slow first chunk (the files opened, the compiled code loaded) leaves the auditing
+    # thread waiting; that wait says nothing of the balance, so the reader still prepares
+    # the chunks after it while the auditing thread is busy.
+    def slow_start():
+        time.sleep(0.3)
+        yield 0
+        for chunk in (1, 2):
+            time.sleep(0.05)
+            yield chunk
+
+    names.clear()
+    chunks = _read_ahead(slow_start(), prepare)
+    got = []
+    for _ in range(3):
+        got.append(next(chunks))
+        time.sleep(0.2)
+    assert got == [0, 2, 4] and names == [threading.current_thread().name] + ["auditor-reader"] * 2
+    chunks.close()
+
 
 def test_a_round_id_hashes_alike_in_every_chunk():
     """The rounds seen before are kept as hashes of their text: the same id hashes alike
