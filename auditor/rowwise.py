@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["any_per_row", "all_per_row", "count_per_row", "rows_at", "frame_rows", "rows_text"]
+__all__ = ["any_per_row", "all_per_row", "count_per_row", "rows_at", "frame_rows", "columns_frame", "rows_text"]
 
 
 def any_per_row(mask: np.ndarray) -> np.ndarray:
@@ -42,7 +42,15 @@ def frame_rows(df: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
         values = df[name].array
         columns[name] = (np.take(values.to_numpy(), rows) if isinstance(values, pd.arrays.NumpyExtensionArray)
                          else values.take(rows))
-    return pd.DataFrame(columns, copy=False)
+    return columns_frame(columns)
+
+
+def columns_frame(columns: dict) -> pd.DataFrame:
+    """A frame of ``columns`` as given (each its own block, not copied), labelled by an Index
+    of Python strings. pandas would label them with an Arrow-backed string Index, on which a
+    column's lookup costs 0.2-0.3 ms more and adding a column 1-2 ms (the labels' Arrow array
+    is rebuilt): hundreds of lookups a chunk."""
+    return pd.DataFrame(columns, columns=pd.Index(list(columns), dtype=object), copy=False)
 
 
 def rows_text(codes: np.ndarray, symbols: list[str], sep: str = "") -> list[str]:

@@ -20,7 +20,7 @@ from ..arrowtext import as_large_string, buffers
 from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..compiled import kernel
 from ..money import parse_money
-from ..rowwise import count_per_row
+from ..rowwise import columns_frame, count_per_row
 from .schema import Column, Kind, columns_of
 
 __all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "run_coded",
@@ -160,7 +160,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
             typed[col.name] = value
     # Each column its own block, as typed (pandas would otherwise copy the columns of a dtype
     # into one 2-D block, or take longer inserting them one by one).
-    df = pd.DataFrame(typed, copy=False)
+    df = columns_frame(typed)
     table = HandTable(df=df, matrices=matrices, runs=runs)
     # A CSV row with the wrong number of fields (marked by the reader): rejected for that,
     # with its text, and for nothing else (its fields may be shifted or cut off).
