@@ -4,9 +4,11 @@ depended on something else than the value itself."""
 from __future__ import annotations
 
 import gzip
+import sys
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 import pyarrow.parquet as pq
 
 from auditor.engine import audit
@@ -182,3 +184,21 @@ def test_the_header_read_from_the_first_bytes_is_the_header_read_from_the_file(t
         header_end = len(body.splitlines(keepends=True)[0])
         for head in (256, header_end + 10):  # the first row whole in the head, then cut off
             assert opened(log, head) == opened(log, 1 << 20), (name, head)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a priority per thread is Linux's")
+def test_the_hashing_thread_gives_way_to_the_audit_and_the_audit_keeps_its_priority(tmp_path):
+    """The SHA-256 is needed only for the report: its thread runs at the lowest priority, and
+    only it (the calling thread's priority is untouched). The digest is still the file's."""
+    import hashlib
+    import os
+    import threading
+
+    from auditor.logs.sources import _hashing, open_source
+
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    log = write_log(tmp_path / "t.csv", [hand("R1")])
+    source = open_source(log, None)
+    assert source.sha256 == hashlib.sha256(log.read_bytes()).hexdigest()
+    assert _hashing().submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result() == 19
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
