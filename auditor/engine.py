@@ -703,7 +703,10 @@ def _audit_order(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray:
 
 
 def _select(table: HandTable, rows: np.ndarray) -> HandTable:
-    """The given rows (one gather for the frame and each matrix)."""
+    """The given rows (one gather for the frame and each matrix). When they are all the rows,
+    in order (a chunk with no row rejected, as a clean log's are), nothing is gathered."""
+    if len(rows) == len(table) and (rows == np.arange(len(rows))).all():
+        return HandTable(df=table.df, matrices=table.matrices)
     return HandTable(df=frame_rows(table.df, rows),
                      matrices={k: m.take(rows) for k, m in table.matrices.items()})
 
