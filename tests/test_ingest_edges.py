@@ -4,16 +4,19 @@ depended on something else than the value itself."""
 from __future__ import annotations
 
 import gzip
+import hashlib
+import os
 import sys
+import threading
 from pathlib import Path
 
 import pyarrow as pa
-import pytest
 import pyarrow.parquet as pq
+import pytest
 
 from auditor.engine import audit
 from auditor.logs.ingest import _blank, _choice_codes, _parse_ints, _runs
-from auditor.logs.sources import _scan
+from auditor.logs.sources import _hashing, _scan, open_source
 from pot_luck_rows import HEADER, hand, write_log
 
 
@@ -190,12 +193,6 @@ def test_the_header_read_from_the_first_bytes_is_the_header_read_from_the_file(t
 def test_the_hashing_thread_gives_way_to_the_audit_and_the_audit_keeps_its_priority(tmp_path):
     """The SHA-256 is needed only for the report: its thread runs at the lowest priority, and
     only it (the calling thread's priority is untouched). The digest is still the file's."""
-    import hashlib
-    import os
-    import threading
-
-    from auditor.logs.sources import _hashing, open_source
-
     before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     log = write_log(tmp_path / "t.csv", [hand("R1")])
     source = open_source(log, None)
