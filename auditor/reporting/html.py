@@ -363,8 +363,6 @@ def render_html(result, *, report: dict | None = None) -> str:
         "by_dealer_total": len(summary["by_dealer"]),
         "max_breakdown": MAX_BREAKDOWN,
         "inputs_folded": len(report["inputs"]) > FOLD_INPUTS,
-        "inputs_read": sum(i["records_read"] for i in report["inputs"]),
-        "inputs_failed": sum(bool(i["error"]) for i in report["inputs"]),
         "charts": _charts(summary, lang),
         "data": json_for_script(data),
     }
