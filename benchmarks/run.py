@@ -130,22 +130,28 @@ def _key(run: dict) -> tuple:
     return run["game"], run["rounds"], run.get("files", 1)
 
 
+def _measured(game: str, n: int, target: Path, read: str, csv_bytes: int, repeats: int) -> dict:
+    """The audit of ``target`` (a log or a folder) to JSON against the pandas read ``read``
+    (Python code) of the same rows, each whole-process, best of ``repeats``."""
+    read_s, read_mb = min(_peak([sys.executable, "-c", read]) for _ in range(repeats))
+    with tempfile.TemporaryDirectory() as out:
+        audit = [str(BIN / "auditor"), "audit", str(target), "--profile", str(_profiles(game, n)),
+                 "--format", "json", "--out", out]
+        audit_s, audit_mb = min(_peak(audit) for _ in range(repeats))
+    return {"csv_mb": round(csv_bytes / 2**20, 1),
+            "pandas_read_s": round(read_s, 2), "pandas_read_peak_mb": round(read_mb),
+            "audit_s": round(audit_s, 2), "audit_peak_mb": round(audit_mb),
+            "rounds_per_s": round(n / audit_s), "ratio_to_read": round(audit_s / read_s, 2)}
+
+
 def _folder_run(game: str, n: int, log: Path, repeats: int) -> dict:
     """The same rounds as a folder of daily exports (``_daily_files``): the audit of the
     folder against a plain pandas read of each of its files."""
     files = _daily_files(log, DATA / f"{game}-{n}-days")
     read = (f"import glob, pandas as pd; [pd.read_csv(f) for f in sorted(glob.glob("
             f"{str(files[0].parent / '*.csv')!r}))]")
-    read_s, read_mb = min(_peak([sys.executable, "-c", read]) for _ in range(repeats))
-    with tempfile.TemporaryDirectory() as out:
-        audit = [str(BIN / "auditor"), "audit", str(files[0].parent), "--profile", str(_profiles(game, n)),
-                 "--format", "json", "--out", out]
-        audit_s, audit_mb = min(_peak(audit) for _ in range(repeats))
     return {"game": game, "rounds": n, "files": len(files),
-            "csv_mb": round(sum(f.stat().st_size for f in files) / 2**20, 1),
-            "pandas_read_s": round(read_s, 2), "pandas_read_peak_mb": round(read_mb),
-            "audit_s": round(audit_s, 2), "audit_peak_mb": round(audit_mb),
-            "rounds_per_s": round(n / audit_s), "ratio_to_read": round(audit_s / read_s, 2)}
+            **_measured(game, n, files[0].parent, read, sum(f.stat().st_size for f in files), repeats)}
 
 
 def main() -> None:
@@ -171,16 +177,9 @@ def main() -> None:
                 _simulate(game, n, log)
             rows = sum(1 for _ in log.open("rb")) - 1
             repeats = 2 if n <= PART else 1  # best of two, or one run for the large logs
-            read_s, read_mb = min(_peak([sys.executable, "-c",
-                                         f"import pandas as pd; pd.read_csv({str(log)!r})"]) for _ in range(repeats))
-            with tempfile.TemporaryDirectory() as out:
-                audit = [str(BIN / "auditor"), "audit", str(log), "--profile", str(_profiles(game, n)),
-                         "--format", "json", "--out", out]
-                audit_s, audit_mb = min(_peak(audit) for _ in range(repeats))
-            run = {"game": game, "rounds": n, "rows": rows, "csv_mb": round(log.stat().st_size / 2**20, 1),
-                   "pandas_read_s": round(read_s, 2), "pandas_read_peak_mb": round(read_mb),
-                   "audit_s": round(audit_s, 2), "audit_peak_mb": round(audit_mb),
-                   "rounds_per_s": round(n / audit_s), "ratio_to_read": round(audit_s / read_s, 2)}
+            run = {"game": game, "rounds": n, "rows": rows,
+                   **_measured(game, n, log, f"import pandas as pd; pd.read_csv({str(log)!r})",
+                               log.stat().st_size, repeats)}
             results["runs"].append(run)
             print(json.dumps(run), flush=True)
             if n <= PART and FOLDERS:
