@@ -23,6 +23,13 @@ def _summary(result):
     return findings, rules, inputs, result.rejected.astype(str).to_csv(index=False), result.totals, result.period
 
 
+def _seen(result):
+    """The report but for where in the files each row was."""
+    findings = result.findings.drop(columns=["file", "line"]).astype(str).to_csv(index=False)
+    rules = [(r.code, r.status, r.rounds_checked, r.violations) for r in result.rules]
+    return findings, rules, sorted(result.rejected["reason"]), result.totals, result.period
+
+
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
 def test_chunks_equal_single_pass(tmp_path, game, suffix):
@@ -47,13 +54,7 @@ def test_the_order_of_rows_within_a_chunk_does_not_matter(tmp_path, game, faults
     ordered = audit([log], profiles=PROFILES, chunk_rows=10**9)
     shuffled = audit([tmp_path / "shuffled.csv"], profiles=PROFILES, chunk_rows=10**9)
     assert len(ordered.findings) > 20 if faults else len(ordered.rejected) == 0
-
-    def seen(result):  # the report but for where in the file each row was
-        findings = result.findings.drop(columns=["file", "line"]).astype(str).to_csv(index=False)
-        rules = [(r.code, r.status, r.rounds_checked, r.violations) for r in result.rules]
-        return findings, rules, sorted(result.rejected["reason"]), result.totals, result.period
-
-    assert seen(shuffled) == seen(ordered)
+    assert _seen(shuffled) == _seen(ordered)
 
 
 def test_a_deck_repeated_across_a_chunk_boundary_is_found(tmp_path):
@@ -190,12 +191,7 @@ def test_a_folder_of_daily_exports_audits_as_the_log_it_was_cut_from(tmp_path, g
         rows.to_csv(folder / f"{table}_{hour}.csv", index=False)
     assert len(list(folder.iterdir())) > 20
 
-    def seen(result):
-        findings = result.findings.drop(columns=["file", "line"]).astype(str).to_csv(index=False)
-        rules = [(r.code, r.status, r.rounds_checked, r.violations) for r in result.rules]
-        return findings, rules, sorted(result.rejected["reason"]), result.totals, result.period
-
     whole = audit([log], profiles=PROFILES, chunk_rows=10**9)
     assert len(whole.findings) > 20
     for chunk_rows in (10**9, 450):
-        assert seen(audit([folder], profiles=PROFILES, chunk_rows=chunk_rows)) == seen(whole), chunk_rows
+        assert _seen(audit([folder], profiles=PROFILES, chunk_rows=chunk_rows)) == _seen(whole), chunk_rows
