@@ -268,3 +268,29 @@ def test_simulate_then_audit(tmp_path):
     assert audited.exit_code in (0, 1), audited.output
     report = json.loads((tmp_path / "rep" / "audit-report.json").read_text(encoding="utf-8"))
     assert report["summary"]["rounds_audited"] == 20
+
+
+def test_simulated_logs_are_written_as_pandas_and_json_would_write_them(tmp_path):
+    """The simulator joins its CSV with Arrow and its JSONL documents from whole columns; the
+    bytes are those of ``DataFrame.to_csv`` and of one ``json.dumps`` per round, values that
+    must be quoted included."""
+    import pandas as pd
+
+    from auditor.simulate import write_log
+
+    frame = pd.DataFrame({
+        "table_id": ["T,1", "T,1", 'T"2', "T3"], "round_id": ["1", "1", "2", "3"],
+        "started_at": ["a\nb", "a\nb", "", "c"], "dealer_id": ["D", "D", "E", "F"],
+        "shoe_id": ["S", "S", "S", "S"], "dealer_cards": ["AS KS", "AS KS", "", "2C"],
+        "seat": [1, 2, 1, 7], "hand": [0, 0, 1, 0], "split_from": ["", "", "0", ""],
+        "cards": ["9S 7D", "TS", "", "2C 3C"], "actions": ["S", "", "H", "S"],
+        "bet": pd.Series(["10.00", None, "5,00", "1.00"], dtype=object),
+        **{c: ["0.00"] * 4 for c in ("double", "insurance", "pool_bet", "net_main", "net_insurance", "pool_paid")},
+    })
+    write_log(frame, tmp_path / "log.csv", "pot-luck-blackjack")
+    assert (tmp_path / "log.csv").read_bytes() == frame.to_csv(index=False).encode()
+    write_log(frame, tmp_path / "log.jsonl", "pot-luck-blackjack")
+    docs = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(d["table_id"], d["round_id"], [(h["seat"], h["split_from"]) for h in d["hands"]]) for d in docs] == [
+        ("T,1", "1", [(1, None), (2, None)]), ('T"2', "2", [(1, 0)]), ("T3", "3", [(7, None)])]
+    assert docs[0]["started_at"] == "a\nb" and docs[0]["hands"][1]["bet"] is None

@@ -217,10 +217,12 @@ def simulate(rounds: int, seed: int, faults: float, profiles: list,
     return frame, pd.DataFrame(truth_rows, columns=["table_id", "round_id", "code"])
 
 
-def _rows_of(rid: np.ndarray) -> dict[int, np.ndarray]:
+def _rows_of(rid: np.ndarray):
+    """The hand rows of a round (its rows are contiguous), made only for the rounds asked."""
     starts = np.flatnonzero(np.r_[True, rid[1:] != rid[:-1]])
     ends = np.r_[starts[1:], len(rid)]
-    return {int(rid[s]): np.arange(s, e) for s, e in zip(starts, ends)}
+    span = dict(zip(rid[starts].tolist(), zip(starts.tolist(), ends.tolist())))
+    return lambda r: np.arange(*span[int(r)])
 
 
 def _play_time_faults(rng, h: dict, kind: np.ndarray, profs, which) -> None:
@@ -231,7 +233,7 @@ def _play_time_faults(rng, h: dict, kind: np.ndarray, profs, which) -> None:
         return
     rows_of = _rows_of(h["rid"])
     for r in faulty:
-        rows = rows_of[int(r)]
+        rows = rows_of(r)
         i = int(rng.choice(rows))
         p = profs[which[r]]
         lo, hi = p.cents("min_bet") or 1000, p.cents("max_bet") or 50000
@@ -265,7 +267,7 @@ def _after_settlement(rng, h: dict, kind: np.ndarray):
         + np.maximum(h["net_bonus"], 0)
     for r in np.flatnonzero(kind != ""):
         r = int(r)
-        rows = rows_of[r]
+        rows = rows_of(r)
         k = kind[r]
         i = int(rng.choice(rows))
         if k == "LIR-WITHDRAWN":

@@ -56,6 +56,16 @@ class _Table:
         self.last = rng.randrange(2)  # index of the deck of the previous round
         self.last_kind: str | None = "start"
         self.dealer = DEALERS[TABLES.index(table_id) % len(DEALERS)]
+        self.bets = {name: _allowed(profile, name, BETS, 500, 50000) for name in ("war", "bj", "poker")}
+        self.bonus_bets = _allowed(profile, "bonus", BONUS_BETS, 500, 2500, general=False)
+
+
+def _allowed(p: TripleShotProfile, name: str, amounts: tuple, lo: int, hi: int, general: bool = True) -> list[int]:
+    """The stakes a player may place on a bet of the profile (its own limits, else the
+    table's), or its minimum if none of ``amounts`` fits."""
+    lo = p.cents(f"min_{name}_bet") or (p.cents("min_bet") if general else None) or lo
+    hi = p.cents(f"max_{name}_bet") or (p.cents("max_bet") if general else None) or hi
+    return [b for b in amounts if lo <= b <= hi] or [lo]
 
 
 def _play_bj(cards: list[int], up: int) -> tuple[str, int]:
@@ -144,17 +154,14 @@ def _round(rng: random.Random, table: _Table, kind: str | None, rows: dict, n: i
     dcount = _dealer_count(dealer, p.dealer_hits_soft_17)
 
     def bet(name: str) -> int:
-        lo = p.cents(f"min_{name}_bet") or p.cents("min_bet") or 500
-        hi = p.cents(f"max_{name}_bet") or p.cents("max_bet") or 50000
-        return rng.choice([b for b in BETS if lo <= b <= hi] or [lo])
+        return rng.choice(table.bets[name])
 
     for i, (s, cards) in enumerate(zip(seats, hands)):
         actions, bjc = _play_bj(cards, dealer[0])
         b_bj = bet("bj")
         bonus = 0
         if rng.random() < 0.4:
-            lo, hi = p.cents("min_bonus_bet") or 500, p.cents("max_bonus_bet") or 2500
-            bonus = rng.choice([b for b in BONUS_BETS if lo <= b <= hi] or [lo])
+            bonus = rng.choice(table.bonus_bets)
         rows["table_id"].append(table.id)
         rows["round_id"].append(f"{table.day}-{table.seq:06d}")  # day-stamped: daily logs never collide
         rows["started_at"].append(table.time.isoformat())
