@@ -19,10 +19,12 @@ GAME = "let-it-ride"
 HOUSE_EDGE = -0.035057
 
 
+# The issue's own sizes (200,000 rounds per seed) are run by benchmarks/acceptance.py; here a
+# quarter of them, still about 70 planted faults of each kind per log.
 @pytest.mark.parametrize("seed", [7, 11, 23, 99])
 def test_findings_equal_truth(tmp_path, seed):
-    result, found, truth = audit_against_truth(tmp_path, GAME, seed, 0.02, 200_000)
-    assert len(truth) > 3000
+    result, found, truth = audit_against_truth(tmp_path, GAME, seed, 0.02, 50_000)
+    assert len(truth) > 800
     assert found - truth == set(), "findings the truth does not list"
     assert truth - found == set(), "planted faults the audit missed"
     assert not [r for r in result.rules if r.status == "error"]
@@ -31,7 +33,7 @@ def test_findings_equal_truth(tmp_path, seed):
 
 
 def test_clean_log_has_no_findings(tmp_path):
-    result, found, truth = audit_against_truth(tmp_path, GAME, 3, 0.0, 200_000)
+    result, found, truth = audit_against_truth(tmp_path, GAME, 3, 0.0, 100_000)
     assert truth == set() and found == set()
     assert result.rejected.empty
     assert all(r.status in ("passed", "not_applicable") for r in result.rules)
