@@ -271,9 +271,9 @@ def test_simulate_then_audit(tmp_path):
 
 
 def test_simulated_logs_are_written_as_pandas_and_json_would_write_them(tmp_path):
-    """The simulator joins its CSV with Arrow and its JSONL documents from whole columns; the
-    bytes are those of ``DataFrame.to_csv`` and of one ``json.dumps`` per round, values that
-    must be quoted included."""
+    """The simulator joins its CSV with Arrow and its JSONL documents from whole columns: the
+    CSV's bytes are those of ``DataFrame.to_csv``, values that must be quoted included, and the
+    JSONL holds one document per round, its hands in order, a blank split as null."""
     import pandas as pd
 
     from auditor.simulate import write_log
