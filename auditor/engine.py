@@ -405,23 +405,26 @@ class _GameRun:
     def _examine(self, table: HandTable, rejects: pd.DataFrame):
         """What a chunk's rows and rounds say of themselves: (problems as (rows, field,
         reason), rows whose every field parsed, the rows in the audit's order, the hashes of
-        its rounds (see ``_round_hashes``))."""
+        its rounds (see ``_round_hashes``), rows of a round an earlier file of the chunk gave)."""
         _add_round_keys(table.df)
         # Structural checks speak only of rows whose fields all parsed: a row with an
         # unreadable card is not also reported for having "too few cards".
         parsed = ~_row_mask(rejects, len(table.df))
         first, of_round = _first_rows(table.df)
+        again = _given_by_an_earlier_file(table.df, first[of_round])
+        if again.any():
+            first, of_round = _first_rows(table.df)
         problems = (self.plugin.validate(table) + _round_consistency(table, self.game, first[of_round])
                     + _out_of_range(table, self.game))
         return ([(mask & parsed, f, r) for mask, f, r in problems], parsed,
-                _audit_order(table.df, first[of_round]), _round_hashes(table.df, first, of_round))
+                _audit_order(table.df, first[of_round]), _round_hashes(table.df, first, of_round), again)
 
     def add(self, prepared: _Prepared) -> None:
         p, game = self.plugin, self.game
         table, rejects, card_rows, card_text = prepared.table, prepared.rejects, prepared.card_rows, prepared.card_text
         del prepared
-        problems, parsed, order, rounds = self._examine(table, rejects)
-        problems.append((self._seen_before(rounds) & parsed, "round_id", "reject.round_repeated"))
+        problems, parsed, order, rounds, again = self._examine(table, rejects)
+        problems.append(((self._seen_before(rounds) | again) & parsed, "round_id", "reject.round_repeated"))
         df = table.df
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
@@ -632,6 +635,25 @@ def _add_round_keys(df: pd.DataFrame) -> None:
     # Given as Series: pandas copies an array given as a column (0.5 ms each, a chunk).
     for name, codes in (("_tcode", tcode), ("_rcode", rcode), ("_rkey", tcode * (runiq + 1) + rcode)):
         df[name] = pd.Series(codes, index=df.index, copy=False)
+
+
+def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray:
+    """Rows of a round that an earlier file of the chunk already gave (``round_start``: the
+    first row of each row's round). A round belongs to the first file that gives it: the same
+    table and round id in a later file (an export sent twice) is a repeat, as it is when the
+    two files fall in different chunks (``_GameRun._seen_before``), so the answer does not
+    depend on the chunks. Such rows are given a round key of their own, one per file and
+    round, so that they are rejected by themselves, not with the round they repeat."""
+    files = df["_file"].cat.codes.to_numpy() if isinstance(df["_file"].dtype, pd.CategoricalDtype) \
+        else pd.factorize(df["_file"])[0]
+    part = np.r_[0, np.cumsum(files[1:] != files[:-1])]  # a chunk holds each file's rows together
+    again = part != part[round_start]
+    if again.any():
+        rkey = df["_rkey"].to_numpy().copy()
+        _, own = np.unique(part[again] * (rkey.max() + 1) + rkey[again], return_inverse=True)
+        rkey[again] = rkey.max() + 1 + own
+        df["_rkey"] = pd.Series(rkey, index=df.index, copy=False)
+    return again
 
 
 def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:

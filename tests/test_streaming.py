@@ -89,6 +89,24 @@ def test_rows_of_a_round_apart_in_the_file_are_rejected_not_audited_twice(tmp_pa
     assert list(result.rejected["line"]) == [len(frame) + 1]
 
 
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_an_export_given_twice_is_audited_once_whatever_the_chunks(tmp_path, game):
+    """A round belongs to the first file that gives it: the same export given again (a copy,
+    and the same rounds as JSONL) is rejected as a repeat, and the report is the same whether
+    the copies fall in one chunk or in several."""
+    log, truth = run(game, rounds=300, seed=5, faults=0.08, out=tmp_path / "a" / "log.csv")
+    jsonl, _ = run(game, rounds=300, seed=5, faults=0.08, out=tmp_path / "b" / "log.jsonl")
+    copy = log.with_name("copy.csv")
+    copy.write_bytes(log.read_bytes())
+    reports = [audit([log, copy, jsonl], profiles=PROFILES, chunk_rows=rows) for rows in (10**9, 700, 50)]
+    assert all(_summary(r) == _summary(reports[0]) for r in reports[1:])
+    inputs = sorted(reports[0].inputs, key=lambda i: i.records_audited)
+    assert all(i.records_audited == 0 and i.records_rejected == i.records_read > 0 for i in inputs[:2])
+    assert inputs[2].records_audited > 0.95 * inputs[2].records_read  # but for its planted faults
+    repeats = reports[0].rejected.groupby("file")["reason"].apply(lambda r: (r == "reject.round_repeated").mean())
+    assert sorted(repeats)[-2] > 0.95
+
+
 def test_reader_thread_hands_on_errors_and_stops_when_told():
     """The read-ahead thread: a reader's error is raised in the auditing thread, and an audit
     that stops early stops the reader (no thread left behind, blocked on a full queue)."""
