@@ -644,14 +644,14 @@ def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.n
     two files fall in different chunks (``_GameRun._seen_before``), so the answer does not
     depend on the chunks. Such rows are given a round key of their own, one per file and
     round, so that they are rejected by themselves, not with the round they repeat."""
-    files = df["_file"].cat.codes.to_numpy() if isinstance(df["_file"].dtype, pd.CategoricalDtype) \
-        else pd.factorize(df["_file"])[0]
+    files = df["_file"].astype("category").array.codes
     part = np.r_[0, np.cumsum(files[1:] != files[:-1])]  # a chunk holds each file's rows together
     again = part != part[round_start]
     if again.any():
         rkey = df["_rkey"].to_numpy().copy()
-        _, own = np.unique(part[again] * (rkey.max() + 1) + rkey[again], return_inverse=True)
-        rkey[again] = rkey.max() + 1 + own
+        fresh = rkey.max() + 1  # the new keys come after every key of the chunk
+        _, own = np.unique(part[again] * fresh + rkey[again], return_inverse=True)
+        rkey[again] = fresh + own
         df["_rkey"] = pd.Series(rkey, index=df.index, copy=False)
     return again
 

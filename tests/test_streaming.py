@@ -94,7 +94,7 @@ def test_an_export_given_twice_is_audited_once_whatever_the_chunks(tmp_path, gam
     """A round belongs to the first file that gives it: the same export given again (a copy,
     and the same rounds as JSONL) is rejected as a repeat, and the report is the same whether
     the copies fall in one chunk or in several."""
-    log, truth = run(game, rounds=300, seed=5, faults=0.08, out=tmp_path / "a" / "log.csv")
+    log, _ = run(game, rounds=300, seed=5, faults=0.08, out=tmp_path / "a" / "log.csv")
     jsonl, _ = run(game, rounds=300, seed=5, faults=0.08, out=tmp_path / "b" / "log.jsonl")
     copy = log.with_name("copy.csv")
     copy.write_bytes(log.read_bytes())

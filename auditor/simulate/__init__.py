@@ -97,12 +97,12 @@ def _csv_text(frame: pd.DataFrame) -> bytes:
             raise TypeError(f"column {name}: {column.dtype} is not written by the simulator")
         columns.append(quoted(pa.array(column.astype("str").fillna(""), type=pa.large_string())))
     header = quoted(pa.array(list(map(str, frame.columns)), type=pa.large_string())).to_pylist()
+    head = (",".join(header) + "\n").encode("utf-8")
     if not columns or not len(frame):
-        return (",".join(header) + "\n").encode("utf-8")
+        return head
     lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*columns, text(",")), text(""), text("\n"))
     offsets = np.frombuffer(lines.buffers()[1], np.int64)[lines.offset:lines.offset + len(lines) + 1]
-    body = memoryview(lines.buffers()[2])[offsets[0]:offsets[-1]]
-    return (",".join(header) + "\n").encode("utf-8") + body
+    return head + memoryview(lines.buffers()[2])[offsets[0]:offsets[-1]]
 
 
 def _jsonl_text(frame: pd.DataFrame, game: str) -> str:
