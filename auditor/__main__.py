@@ -4,14 +4,19 @@ Start-up imports pandas, numba, pydantic and the rule specs: about a million obj
 of them garbage. The garbage collector is off while they are made (it would walk them again
 and again as they pile up: 0.15-0.2 s of every run, a tenth of a small audit); each command
 turns it back on once it has loaded what it needs (see ``cli._collector`` and
-``cli._start_up_frozen``).
+``cli._start_up_frozen``). While they import, the SHA-256 of the log files named on the
+command line begins on the other core (``logs.files.begin``).
 """
 
 import gc
+import sys
 
 
 def main() -> None:
     gc.disable()
+    from .logs.files import begin  # the standard library only
+
+    begin(sys.argv[1:])
     from .cli import main as run
 
     run()

@@ -24,7 +24,8 @@ from .arrowtext import as_large_string, buffers
 from .compiled import kernel
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
-from .logs.ingest import TIME_WINDOW, HandTable, InputError, collect_rejects, same_text, type_rows
+from .logs.files import InputError
+from .logs.ingest import TIME_WINDOW, HandTable, collect_rejects, same_text, type_rows
 from .logs.csvsplit import last_line_end
 from .logs.sources import BATCH_ROWS, SUFFIXES, Source, batch_schema, open_source
 from .logs.schema import columns_of

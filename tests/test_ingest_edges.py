@@ -16,7 +16,8 @@ import pytest
 
 from auditor.engine import audit
 from auditor.logs.ingest import _blank, _choice_codes, _parse_ints, _runs
-from auditor.logs.sources import _hashing, _scan, open_source
+from auditor.logs.files import _hashing, scan
+from auditor.logs.sources import open_source
 from pot_luck_rows import HEADER, hand, write_log
 
 
@@ -83,8 +84,8 @@ def test_utf8_split_across_gzip_members_is_still_utf8(tmp_path):
     cut = text.index("ñ".encode("utf-8")) + 1
     path = tmp_path / "split.csv.gz"
     path.write_bytes(gzip.compress(text[:cut]) + gzip.compress(b"") + gzip.compress(text[cut:]))
-    scan = _scan(Path(path))
-    assert scan.utf8 and not scan.utf8_but_tail
+    found = scan(Path(path))
+    assert found.utf8 and not found.utf8_but_tail
 
 
 def test_round_fields_agree_when_equal_text_sits_in_separate_runs(tmp_path):
@@ -199,3 +200,54 @@ def test_the_hashing_thread_gives_way_to_the_audit_and_the_audit_keeps_its_prior
     assert source.sha256 == hashlib.sha256(log.read_bytes()).hexdigest()
     assert _hashing().submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result() == 19
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
+
+
+def test_start_up_begins_the_digest_of_the_logs_named_and_a_log_changed_since_is_hashed_again(
+        tmp_path, monkeypatch):
+    """``files.begin`` (before the imports) starts the SHA-256 and encoding pass of each log
+    file an ``audit`` command line names, and only of those; opening the file takes that pass
+    while the file is unchanged, and makes a new one once it has changed."""
+    from auditor.logs import files, sources
+
+    monkeypatch.setattr(sources, "_HEAD", 256)  # read at once, its encoding checked beside
+    log = write_log(tmp_path / "t.csv", [hand("R1"), hand("R2", minute=1), hand("R3", minute=2)])
+    profile = tmp_path / "hall.toml"
+    profile.write_text("")
+    files.begin(["rules", str(log)])
+    assert not files._EARLY[1]
+    files.begin(["audit", "--profile", str(profile), str(log), str(tmp_path / "gone.csv"), "--format", "json"])
+    (job, scanned), = files._EARLY[1].values()
+    assert scanned
+    source = open_source(log, None)
+    assert not files._EARLY[1] and source.verdict is not None
+    assert source.sha256 == job.result()[0] == hashlib.sha256(log.read_bytes()).hexdigest()
+
+    files.begin(["audit", str(log)])
+    log.write_bytes(log.read_bytes().replace(b"R3", b"R4"))
+    os.utime(log, ns=(1, 1))
+    assert open_source(log, None).sha256 == hashlib.sha256(log.read_bytes()).hexdigest()
+
+
+def test_a_forked_process_does_not_wait_for_its_parents_early_digests(tmp_path, monkeypatch):
+    """A process forked by the batch runner inherits the early jobs but not the thread that
+    would finish them: it hashes the file itself."""
+    from concurrent.futures import Future
+
+    from auditor.logs import files
+
+    log = write_log(tmp_path / "t.csv", [hand("R1")])
+    never = Future()
+    monkeypatch.setattr(files, "_EARLY", (os.getpid() + 1, {files._identity(log): (never, True)}))
+    job = files.digest_job(log, scanned=False)
+    assert job is not never and job.result(timeout=30)[0] == hashlib.sha256(log.read_bytes()).hexdigest()
+
+
+def test_the_module_start_up_hashes_with_imports_only_the_standard_library():
+    """``auditor.__main__`` imports ``logs.files`` before pandas and numba, to begin hashing
+    while they import: it must not import them itself."""
+    import subprocess
+
+    code = ("import sys, auditor.logs.files; "
+            "print(sorted({'numpy', 'pandas', 'pyarrow', 'numba', 'pydantic'} & set(sys.modules)))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "[]"

@@ -229,7 +229,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     from ..engine import discover
     from ..profiles import ProfileError, load_profiles
     from .ledger import Ledger, LedgerError
-    from ..logs.sources import sha256_of
+    from ..logs.files import sha256_of
     from .spans import scan
     from .waivers import WaiverError, load_waivers
 

@@ -21,22 +21,13 @@ from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..compiled import kernel
 from ..money import parse_money
 from ..rowwise import columns_frame, count_per_row
+from .files import InputError
 from .schema import Column, Kind, columns_of
 
-__all__ = ["InputError", "HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "run_coded",
+__all__ = ["HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "run_coded",
            "LIMA_OFFSET"]
 
 LIMA_OFFSET = "-05:00"
-
-
-class InputError(Exception):
-    """A file that cannot be read at all (exit code 2). ``key`` names the catalogue message."""
-
-    def __init__(self, path: str, key: str, **params):
-        super().__init__(f"{path}: {key} {params}")
-        self.path = path
-        self.key = key
-        self.params = params
 
 
 @dataclass

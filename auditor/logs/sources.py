@@ -23,16 +23,12 @@ import codecs
 import csv
 import functools
 import gzip
-import hashlib
 import io
 import json
-import os
 import re
-import sys
-import threading
 import zlib
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,20 +41,17 @@ import pyarrow.parquet as pq
 
 from ..arrowtext import buffers
 from .csvsplit import last_line_end, line_count, split_plain
-from .ingest import InputError, _json_scalar_to_str, _rejects, detect_game, run_coded
+from .files import SUFFIXES, InputError, Scan, digest_job, first_line, scan
+from .ingest import _json_scalar_to_str, _rejects, detect_game, run_coded
 from .schema import columns_of
 
-__all__ = ["Source", "open_source", "batch_schema", "sha256_of", "SUFFIXES", "BATCH_ROWS", "DELIMITERS",
+__all__ = ["Source", "open_source", "batch_schema", "SUFFIXES", "BATCH_ROWS", "DELIMITERS",
            "delimiter_option"]
 
-SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 BATCH_ROWS = 250_000
 DELIMITERS = (",", ";", "\t", "|")
 _DELIMITER_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 _ENCODING_LABELS = {"utf-8": "UTF-8", "cp1252": "Windows-1252 (Latin-1)", "utf-16": "UTF-16"}
-# Bytes that Windows-1252 leaves undefined: a file holding one is not Windows-1252 text.
-_CP1252_UNDEFINED = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
-_SCAN_BLOCK = 1 << 20
 # The first bytes of a CSV file, read when it is opened: when they are ASCII, the file is read
 # before its encoding is known (everything up to its first other byte reads the same in UTF-8
 # and Windows-1252), and the pass that tells it runs with the SHA-256's, in one read of the file
@@ -76,7 +69,7 @@ class Source:
     game: str
     kind: str  # csv | jsonl | parquet
     names: list[str]
-    digest: Future  # of the file's SHA-256, computed beside the audit (see ``sha256_of``)
+    digest: Future  # of the file's SHA-256, computed beside the audit (see ``files.digest_job``)
     first_time: str = ""
     extra_columns: list[str] = field(default_factory=list)
     records_read: int = 0
@@ -86,7 +79,7 @@ class Source:
     delimiter: str = ","
     notes: list[tuple[str, dict]] = field(default_factory=list)  # (catalogue key, params)
     # Of a CSV file read before its encoding was known (see ``_HEAD``): the pass that tells it
-    # (a ``_Scan``), and where the lines after the header begin.
+    # (a ``Scan``), and where the lines after the header begin.
     verdict: Future | None = None
     header_bytes: int = 0
 
@@ -154,8 +147,8 @@ class Source:
         the rest of it must be decoded (the notes then say how). Raises InputError when the
         file is no text of a known encoding: the rows before were pure ASCII, read right
         whatever the encoding, and stay read."""
-        scan, self.verdict = self.verdict.result(), None
-        self.encoding, self.native, notes = _choose_encoding(self.path, scan, None)
+        found, self.verdict = self.verdict.result(), None
+        self.encoding, self.native, notes = _choose_encoding(self.path, found, None)
         self.notes.extend(notes)
         return not self.native
 
@@ -166,7 +159,7 @@ class Source:
         try:
             stream = self._text_stream()
         except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
-            raise InputError(str(self.path), "input.unparsable", error=_first_line(exc)) from None
+            raise InputError(str(self.path), "input.unparsable", error=first_line(exc)) from None
         next_line = 2  # line 1 is the header
         size = max(1 << 14, min(rows * 128, 1 << 26))
         blocks = _line_blocks(stream, size)
@@ -189,7 +182,7 @@ class Source:
                     (table, invalid), count = self._parsed(block), line_count(block)
             except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
                 raise InputError(str(self.path), "input.unparsable_at", line=next_line,
-                                 error=_first_line(exc)[:200]) from None
+                                 error=first_line(exc)[:200]) from None
             n = table.num_rows
             # Every line of a block is a row or an invalid row: the valid rows take the line
             # numbers that the invalid rows did not.
@@ -301,7 +294,7 @@ class Source:
             except UnicodeDecodeError:
                 raise InputError(str(self.path), "input.bad_encoding") from None
             except (OSError, EOFError, zlib.error) as exc:
-                raise InputError(str(self.path), "input.bad_gzip", error=_first_line(exc)) from None
+                raise InputError(str(self.path), "input.bad_gzip", error=first_line(exc)) from None
         if buffered:
             yield _json_table(buffered)
         if bad_lines:
@@ -373,21 +366,21 @@ def _line_blocks(stream, size: int, header: bool = True) -> Iterator[np.ndarray]
         if not got:
             if len(text):
                 text = text if text[-1] == 10 else np.append(text, np.uint8(10))
-                text = text[_after_first_line(text.tobytes()):] if header else text
+                text = text[_afterfirst_line(text.tobytes()):] if header else text
                 if len(text):
                     yield text
             return
         end = last_line_end(text)
         carry = text[end:].copy()
         if header and end:
-            text, header = text[_after_first_line(text[:end].tobytes()):end], False
+            text, header = text[_afterfirst_line(text[:end].tobytes()):end], False
         elif end:
             text = text[:end]
         if end and len(text):
             yield text
 
 
-def _after_first_line(text: bytes) -> int:
+def _afterfirst_line(text: bytes) -> int:
     """Where the second line of the text starts (a line ends with \\n, \\r or \\r\\n)."""
     lf, cr = text.find(b"\n"), text.find(b"\r")
     if cr < 0 or 0 <= lf < cr:
@@ -453,92 +446,13 @@ class _Recoded(io.RawIOBase):
         super().close()
 
 
-@dataclass
-class _Scan:
-    utf8: bool  # valid UTF-8 throughout
-    utf8_but_tail: bool  # valid UTF-8 but for a character cut off at the very end
-    cp1252: bool
-    utf16_bom: bool
-    blank: bool  # nothing but blanks (and a BOM)
-
-
-def _scan(path: Path, digest=None) -> _Scan:
-    """One pass over the file: what its text (decompressed, for ``.gz``) can be decoded as.
-    A damaged gzip stream is an InputError here, before any row is read. ``digest`` (a
-    hashlib object) is given the file's bytes on the way."""
-    gz = path.name.lower().endswith(".gz")
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    state = {"utf8": True, "cp1252": True, "head": b"", "content": False}
-
-    def feed(text: bytes) -> None:
-        if len(state["head"]) < 4:
-            state["head"] += text[:4]
-        if not state["content"] and text.strip(b" \t\r\n\x00\xef\xbb\xbf"):
-            state["content"] = True
-        if not text:  # an empty read (between two gzip members) says nothing
-            return
-        if text.isascii():  # the usual export: valid UTF-8 and Windows-1252 alike, nothing to decode
-            if state["utf8"]:
-                try:  # unless the previous block ended inside a character
-                    decoder.decode(b"", True)
-                except UnicodeDecodeError:
-                    state["utf8"] = False
-            return
-        if state["utf8"]:
-            try:
-                decoder.decode(text)
-            except UnicodeDecodeError:
-                state["utf8"] = False
-        if state["cp1252"] and any(b in text for b in _CP1252_UNDEFINED):
-            state["cp1252"] = False
-
-    unzip = zlib.decompressobj(31) if gz else None
-    started = False  # a gzip member has begun and not yet ended
-    try:
-        with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(_SCAN_BLOCK), b""):
-                if digest is not None:
-                    digest.update(block)
-                if unzip is None:
-                    feed(block)
-                    continue
-                data = block
-                while True:
-                    started = started or bool(data)
-                    # Bounded output per call: a "zip bomb" is read in pieces like any file.
-                    out = unzip.decompress(data, _SCAN_BLOCK)
-                    feed(out)
-                    if unzip.eof:  # a member ended; another may follow (or zero padding)
-                        data = unzip.unused_data
-                        unzip, started = zlib.decompressobj(31), False
-                        if not data.strip(b"\x00"):
-                            break
-                        continue
-                    data = unzip.unconsumed_tail
-                    if not data and len(out) < _SCAN_BLOCK:
-                        break
-            if started:
-                raise InputError(str(path), "input.bad_gzip", error="truncated")
-    except zlib.error as exc:
-        raise InputError(str(path), "input.bad_gzip", error=_first_line(exc)) from None
-    utf8, tail = state["utf8"], False
-    if utf8:
-        try:
-            decoder.decode(b"", True)
-        except UnicodeDecodeError:
-            utf8, tail = False, True
-    head = state["head"]
-    return _Scan(utf8=utf8, utf8_but_tail=tail, cp1252=state["cp1252"],
-                 utf16_bom=head[:2] in (b"\xff\xfe", b"\xfe\xff"), blank=not state["content"])
-
-
 def _python_codec(encoding: str) -> str:
     """The codec Python reads the text with (a UTF-8 BOM is skipped)."""
     name = codecs.lookup(encoding).name
     return "utf-8-sig" if name in ("utf-8", "utf-8-sig") else name
 
 
-def _choose_encoding(path: Path, scan: _Scan, requested: str | None) -> tuple[str, bool, list]:
+def _choose_encoding(path: Path, scan: Scan, requested: str | None) -> tuple[str, bool, list]:
     """(codec, read natively by Arrow, notes)."""
     if requested:
         try:
@@ -613,7 +527,7 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None, head: bytes = 
                 header = fh.readline(1 << 20)
                 first = fh.readline(1 << 20)
         except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(str(path), "input.bad_gzip", error=_first_line(exc)) from None
+            raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
     if not header.strip():
         raise InputError(str(path), "input.empty")
     if delimiter is None:
@@ -670,13 +584,13 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
                 first_time = ""
     else:
         head = _head(path) if name.endswith(".csv") and not encoding else b""
-        header_bytes = _after_first_line(head) if head else 0
+        header_bytes = _afterfirst_line(head) if head else 0
         deferred = 0 < header_bytes < len(head)
         if not deferred:
-            scan = _scan(path)
-            if scan.blank:
+            found = scan(path)
+            if found.blank:
                 raise InputError(str(path), "input.empty")
-            codec, native, notes = _choose_encoding(path, scan, encoding)
+            codec, native, notes = _choose_encoding(path, found, encoding)
         if name.endswith((".jsonl", ".jsonl.gz")):
             kind, has_rows = "jsonl", True
             names, first_time = _jsonl_names(path, codec)
@@ -714,10 +628,9 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         raise InputError(str(path), "input.duplicate_columns", columns=", ".join(twice))
     known = {c.name for c in expected} | {"game", "hands"}
     extra = [c for c in names if c not in known]
-    if deferred:
-        digest, verdict = _parts(_hashing().submit(_hash_and_scan, path))
-    else:
-        digest, verdict, header_bytes = _hashing().submit(sha256_of, path), None, 0
+    digest, verdict = _parts(digest_job(path, scanned=deferred))
+    if not deferred:
+        verdict, header_bytes = None, 0
     return Source(path=path, game=game, kind=kind, names=names, digest=digest, first_time=first_time,
                   extra_columns=extra, encoding=codec, native=native, delimiter=sep, notes=notes,
                   verdict=verdict, header_bytes=header_bytes)
@@ -737,7 +650,7 @@ def _head(path: Path) -> bytes:
 
 
 def _parts(job: Future) -> tuple[Future, Future]:
-    """The two results of ``_hash_and_scan`` as two futures."""
+    """The two results of ``files.digest_job`` as two futures."""
     digest, verdict = Future(), Future()
 
     def done(finished: Future) -> None:
@@ -750,48 +663,6 @@ def _parts(job: Future) -> tuple[Future, Future]:
 
     job.add_done_callback(done)
     return digest, verdict
-
-
-# The SHA-256 of each file read is computed in a thread of its own, beside the audit (hashlib
-# releases the GIL): it is needed only for the report. One executor per process: a process
-# forked by the batch runner inherits the executor but not its thread, and would wait forever.
-_HASHING: tuple[int, ThreadPoolExecutor] | None = None
-
-
-def _hashing() -> ThreadPoolExecutor:
-    global _HASHING
-    if _HASHING is None or _HASHING[0] != os.getpid():
-        _HASHING = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="auditor-sha256",
-                                                    initializer=_yielding))
-    return _HASHING[1]
-
-
-def _yielding() -> None:
-    """The hashing thread gives way to the audit's two threads, which set its pace: on a CPU
-    without SHA instructions the digest of a 531 MB log is 2.6-3.3 s of CPU, which took turns
-    with them on the machine's two cores. It runs in their waits, and at full speed once they
-    are done. (Linux keeps a priority per thread; elsewhere the thread's id is not a process's,
-    and the thread keeps the audit's priority.)"""
-    if sys.platform.startswith("linux"):
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        except OSError:
-            pass
-
-
-def _hash_and_scan(path: Path) -> tuple[str, _Scan]:
-    """The file's SHA-256 and ``_scan``, in one read."""
-    digest = hashlib.sha256()
-    scan = _scan(path, digest)
-    return digest.hexdigest(), scan
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with Path(path).open("rb") as fh:
-        for block in iter(lambda: fh.read(_SCAN_BLOCK), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
@@ -811,13 +682,8 @@ def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
                     names = [str(k) for k in doc if k != "hands"] + [str(k) for k in hand]
                     return names, str(doc.get("started_at") or "")
     except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(str(path), "input.bad_gzip", error=_first_line(exc)) from None
+        raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
     return [], ""
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
