@@ -7,6 +7,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from auditor.engine import _in_time_order, _read_ahead, audit
@@ -55,6 +57,24 @@ def test_the_order_of_rows_within_a_chunk_does_not_matter(tmp_path, game, faults
     shuffled = audit([tmp_path / "shuffled.csv"], profiles=PROFILES, chunk_rows=10**9)
     assert len(ordered.findings) > 20 if faults else len(ordered.rejected) == 0
     assert _seen(shuffled) == _seen(ordered)
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_a_parquet_export_reads_as_its_csv_whatever_its_row_groups_and_the_chunks(tmp_path, game):
+    """A Parquet file's round fields are read dictionary-encoded and run-encoded from their
+    indices (``sources.Source._parquet``): with row groups, batches and chunks cut anywhere,
+    and missing values (nulls, which a CSV gives as empty fields), the audit is the CSV's."""
+    log, _ = run(game, rounds=1500, seed=4, faults=0.06, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    frame.loc[[5, 6, 700], "dealer_id"] = ""
+    frame.loc[[40, 41], "started_at"] = ""
+    frame.to_csv(tmp_path / "blanks.csv", index=False)
+    table = pa.table({name: pa.array([v or None for v in frame[name]], pa.string()) for name in frame.columns})
+    pq.write_table(table, tmp_path / "blanks.parquet", row_group_size=1_111)
+    expected = _seen(audit([tmp_path / "blanks.csv"], profiles=PROFILES, chunk_rows=10**9))
+    assert {"reject.missing"} <= set(expected[2])
+    for chunk_rows in (10**9, 700):
+        assert _seen(audit([tmp_path / "blanks.parquet"], profiles=PROFILES, chunk_rows=chunk_rows)) == expected
 
 
 def test_a_deck_repeated_across_a_chunk_boundary_is_found(tmp_path):

@@ -259,7 +259,16 @@ def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
 
 
 def run_coded(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
-    """A column of text run-encoded: one dictionary entry per run of equal neighbours."""
+    """A column of text run-encoded: one dictionary entry per run of equal neighbours (of
+    neighbours with the same entry, for text already dictionary-encoded, as Parquet keeps it)."""
+    if pa.types.is_dictionary(values.type):
+        if values.null_count:
+            values = pc.fill_null(values, "")
+        entries = values.indices.to_numpy()
+        run, starts = _equal_ints(entries)
+        return pa.DictionaryArray.from_arrays(pa.array(run.astype(np.int32)),
+                                              as_large_string(values.dictionary.take(pa.array(entries[starts]))),
+                                              safe=False)
     arr = as_large_string(values)
     run, starts = _equal_neighbours(*buffers(arr))
     return pa.DictionaryArray.from_arrays(pa.array(run.astype(np.int32)), arr.take(pa.array(starts)), safe=False)

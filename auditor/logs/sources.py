@@ -302,11 +302,19 @@ class Source:
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
         try:
-            parquet = pq.ParquetFile(self.path)
+            # A round's fields, stored as text, are read as Parquet keeps them (a dictionary of
+            # the values and an index per row) and run-encoded from the indices: their text
+            # is never made once per row. Every other column is read as text.
+            stored = pq.read_schema(self.path)
+            coded = [f.name for f in stored if f.name in _round_level(self.game)
+                     and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
+            parquet = pq.ParquetFile(self.path, read_dictionary=coded)
             first = 1
             for batch in parquet.iter_batches(batch_size=rows):
                 table = _own_columns(pa.Table.from_batches([batch]))
-                table = table.cast(pa.schema([pa.field(n, pa.large_string()) for n in table.column_names]))
+                table = pa.table({name: run_coded(column.combine_chunks()) if name in coded
+                                  else column.cast(pa.large_string())
+                                  for name, column in zip(table.column_names, table.columns)})
                 lines = pa.array(np.arange(first, first + table.num_rows), pa.int64())
                 table = table.append_column("_line", lines).append_column("_record", lines)
                 first += table.num_rows
