@@ -27,7 +27,7 @@ from .i18n import t
 from .logs.files import InputError
 from .logs.ingest import TIME_WINDOW, HandTable, collect_rejects, same_text, type_rows
 from .logs.csvsplit import last_line_end
-from .logs.sources import BATCH_ROWS, SUFFIXES, Source, batch_schema, open_source
+from .logs.sources import BATCH_ROWS, SUFFIXES, Source, batch_schema, concat_batches, open_source
 from .logs.schema import columns_of
 from .money import cents_text
 from .rowwise import frame_rows
@@ -291,7 +291,7 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
 def _drain(pending: list[pa.Table]) -> pa.Table:
     """One table of the pending batches, which are released (memory is bounded by one
     chunk, not two)."""
-    table = pa.concat_tables(pending)
+    table = concat_batches(pending)
     pending.clear()
     return table
 

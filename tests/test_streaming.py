@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from auditor.engine import _in_time_order, _read_ahead, audit
+from auditor.logs.schema import columns_of
 from auditor.profiles import load_profiles
 from auditor.simulate import SIMULATORS, run
 
@@ -61,20 +62,26 @@ def test_the_order_of_rows_within_a_chunk_does_not_matter(tmp_path, game, faults
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_a_parquet_export_reads_as_its_csv_whatever_its_row_groups_and_the_chunks(tmp_path, game):
-    """A Parquet file's round fields are read dictionary-encoded and run-encoded from their
-    indices (``sources.Source._parquet``): with row groups, batches and chunks cut anywhere,
-    and missing values (nulls, which a CSV gives as empty fields), the audit is the CSV's."""
-    log, _ = run(game, rounds=1500, seed=4, faults=0.06, out=tmp_path / "log.csv")
-    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    """A Parquet file's text is read dictionary-encoded (``sources.Source._parquet``): a
+    round's fields run-encoded from the indices, a hand field typed once per entry when its
+    dictionary is small, else made text, batch by batch. With row groups, batches and chunks
+    cut anywhere, missing values (nulls, which a CSV gives as empty fields) and values that do
+    not parse, and beside a CSV file in one chunk, the audit is the CSV's."""
+    logs = [run(game, rounds=1500, seed=4, faults=0.06, out=tmp_path / "day1.csv", start=date(2026, 11, 1))[0],
+            run(game, rounds=300, seed=5, faults=0.06, out=tmp_path / "day2.csv", start=date(2026, 11, 2))[0]]
+    frame = pd.read_csv(logs[0], dtype=str, keep_default_na=False)
     frame.loc[[5, 6, 700], "dealer_id"] = ""
     frame.loc[[40, 41], "started_at"] = ""
-    frame.to_csv(tmp_path / "blanks.csv", index=False)
+    money = next(c.name for c in columns_of(game) if c.kind == "money")
+    frame.loc[[100, 2000], money] = ["12,5x", "-5.00"]
+    frame.loc[[101, 3001], "seat"] = ["", "zz"]
+    frame.to_csv(tmp_path / "day1.csv", index=False)
     table = pa.table({name: pa.array([v or None for v in frame[name]], pa.string()) for name in frame.columns})
-    pq.write_table(table, tmp_path / "blanks.parquet", row_group_size=1_111)
-    expected = _seen(audit([tmp_path / "blanks.csv"], profiles=PROFILES, chunk_rows=10**9))
-    assert {"reject.missing"} <= set(expected[2])
+    pq.write_table(table, tmp_path / "day1.parquet", row_group_size=1_111)
+    expected = _seen(audit(logs, profiles=PROFILES, chunk_rows=10**9))
+    assert {"reject.missing", "reject.bad_amount", "reject.negative_amount", "reject.bad_int"} <= set(expected[2])
     for chunk_rows in (10**9, 700):
-        assert _seen(audit([tmp_path / "blanks.parquet"], profiles=PROFILES, chunk_rows=chunk_rows)) == expected
+        assert _seen(audit([tmp_path / "day1.parquet", logs[1]], profiles=PROFILES, chunk_rows=chunk_rows)) == expected
 
 
 def test_a_deck_repeated_across_a_chunk_boundary_is_found(tmp_path):

@@ -142,6 +142,11 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
             value, found = _type_column(col, arrow, letters)
             value = _broadcast(value, index)
             found = [(mask[index] if mask.any() else np.zeros(len(index), bool), f, r) for mask, f, r in found]
+        elif pa.types.is_dictionary(raw.column(col.name).type):  # typed once per entry
+            index, arrow = _entries(raw.column(col.name))
+            value, found = _type_column(col, arrow, letters)
+            value = _broadcast(value, index)
+            found = [(mask[index], f, r) for mask, f, r in found]
         else:
             value, found = _type_column(col, as_large_string(raw.column(col.name)), letters)
         problems.extend(found)
@@ -256,6 +261,18 @@ def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
         texts.append(chunk.dictionary.take(pa.array(entry[starts])))
         base += len(starts)
     return np.concatenate(runs), as_large_string(pa.chunked_array(texts, pa.large_string()))
+
+
+def _entries(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
+    """(entry of each row, text of each entry) of a dictionary-encoded column, the entries of
+    its arrays numbered on from one array to the next."""
+    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    if not chunks:
+        return np.zeros(0, np.int64), pa.array([], pa.large_string())
+    sizes = np.array([len(chunk.dictionary) for chunk in chunks], np.int64)
+    bases = np.cumsum(sizes) - sizes
+    index = np.concatenate([chunk.indices.to_numpy().astype(np.int64) + base for chunk, base in zip(chunks, bases)])
+    return index, as_large_string(pa.chunked_array([chunk.dictionary for chunk in chunks], pa.large_string()))
 
 
 def run_coded(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:

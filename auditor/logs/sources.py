@@ -45,7 +45,7 @@ from .files import SUFFIXES, InputError, Scan, digest_job, first_line, scan
 from .ingest import _json_scalar_to_str, _rejects, detect_game, run_coded
 from .schema import columns_of
 
-__all__ = ["Source", "open_source", "batch_schema", "SUFFIXES", "BATCH_ROWS", "DELIMITERS",
+__all__ = ["Source", "open_source", "batch_schema", "concat_batches", "SUFFIXES", "BATCH_ROWS", "DELIMITERS",
            "delimiter_option"]
 
 BATCH_ROWS = 250_000
@@ -96,7 +96,7 @@ class Source:
         for table in reader(rows):
             table = self._conform(table)
             if held is not None:
-                table = pa.concat_tables([held, table])
+                table = concat_batches([held, table])
             cut = _last_round_start(table)
             held = table.slice(cut)
             if cut:
@@ -114,8 +114,9 @@ class Source:
         empty = pa.LargeStringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int64)), pa.py_buffer(b""))
         columns = {"_file": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)),
                                                            pa.array([str(self.path)], pa.large_string()))}
-        # Every reader gives large strings (a round's fields maybe run-encoded already) and
-        # int64 line numbers; a Parquet cell may be null.
+        # Every reader gives large strings (a round's fields maybe run-encoded already; a
+        # Parquet file's hand fields maybe dictionary-encoded) and int64 line numbers; a
+        # Parquet cell may be null.
         present = set(table.column_names)
         for col in [*columns_of(self.game), None]:
             name = col.name if col else "_bad"
@@ -127,7 +128,11 @@ class Source:
             columns[name] = column
         for name in ("_line", "_record"):
             columns[name] = table.column(name)
-        return pa.table(columns, schema=batch_schema(self.game))
+        schema = batch_schema(self.game)
+        if any(pa.types.is_dictionary(columns[f.name].type) for f in schema if f.type == pa.large_string()):
+            schema = pa.schema([f.with_type(TEXT_CODES) if pa.types.is_dictionary(columns[f.name].type) else f
+                                for f in schema])
+        return pa.table(columns, schema=schema)
 
     # --- readers ----------------------------------------------------------------------
     def _text_stream(self, start: int = 0):
@@ -302,19 +307,29 @@ class Source:
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
         try:
-            # A round's fields, stored as text, are read as Parquet keeps them (a dictionary of
-            # the values and an index per row) and run-encoded from the indices: their text
-            # is never made once per row. Every other column is read as text.
+            # Text is read as Parquet keeps it, a dictionary of the values and an index per row,
+            # so that it is not made a string per row: a round's fields are run-encoded from
+            # the indices; a hand field keeps its dictionary when it is small beside the batch
+            # (a bet, a seat: each value is then typed once, ``ingest.type_rows``), and is
+            # made text otherwise (the cards).
             stored = pq.read_schema(self.path)
-            coded = [f.name for f in stored if f.name in _round_level(self.game)
-                     and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
-            parquet = pq.ParquetFile(self.path, read_dictionary=coded)
+            coded = [f.name for f in stored if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+            parquet = pq.ParquetFile(self.path, read_dictionary=coded, pre_buffer=False)
+            round_level = _round_level(self.game)
             first = 1
             for batch in parquet.iter_batches(batch_size=rows):
                 table = _own_columns(pa.Table.from_batches([batch]))
-                table = pa.table({name: run_coded(column.combine_chunks()) if name in coded
-                                  else column.cast(pa.large_string())
-                                  for name, column in zip(table.column_names, table.columns)})
+                columns = {}
+                for name, column in zip(table.column_names, table.columns):
+                    column = column.combine_chunks()
+                    if name in round_level and pa.types.is_dictionary(column.type):
+                        column = run_coded(column)
+                    elif pa.types.is_dictionary(column.type) and len(column.dictionary) * 8 <= len(column):
+                        column = column.cast(TEXT_CODES)
+                    else:
+                        column = column.cast(pa.large_string())
+                    columns[name] = column
+                table = pa.table(columns)
                 lines = pa.array(np.arange(first, first + table.num_rows), pa.int64())
                 table = table.append_column("_line", lines).append_column("_record", lines)
                 first += table.num_rows
@@ -335,6 +350,18 @@ def batch_schema(game: str) -> pa.Schema:
                         for c in columns_of(game)],
                       pa.field("_bad", pa.large_string()),
                       pa.field("_line", pa.int64()), pa.field("_record", pa.int64())])
+
+
+def concat_batches(tables: list[pa.Table]) -> pa.Table:
+    """The batches as one table. A hand field dictionary-encoded in some of them and text in
+    others (a Parquet file's beside a CSV file's, or a Parquet batch whose dictionary was too
+    large) is made text in all."""
+    first = tables[0].schema
+    differ = {f.name for t in tables[1:] for f, g in zip(t.schema, first) if f.type != g.type}
+    if differ:
+        tables = [t.cast(pa.schema([f.with_type(pa.large_string()) if f.name in differ else f for f in t.schema]))
+                  for t in tables]
+    return pa.concat_tables(tables)
 
 
 @functools.cache
