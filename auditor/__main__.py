@@ -5,7 +5,8 @@ of them garbage. The garbage collector is off while they are made (it would walk
 and again as they pile up: 0.15-0.2 s of every run, a tenth of a small audit); each command
 turns it back on once it has loaded what it needs (see ``cli._collector`` and
 ``cli._start_up_frozen``). While they import, the SHA-256 of the log files named on the
-command line begins on the other core (``logs.files.begin``).
+command line begins on the other core (``logs.files.begin``). Arrow is told to allocate from
+the C library's heap before it is loaded (``allocator.arrow_from_the_heap``).
 """
 
 import gc
@@ -14,8 +15,10 @@ import sys
 
 def main() -> None:
     gc.disable()
-    from .logs.files import begin  # the standard library only
+    from .allocator import arrow_from_the_heap  # the standard library only, as is logs.files
+    from .logs.files import begin
 
+    arrow_from_the_heap()
     begin(sys.argv[1:])
     from .cli import main as run
 

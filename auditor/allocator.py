@@ -8,6 +8,11 @@ costs about 5 µs, and a 1M-round audit took 250,000-300,000 of them (1.2-1.8 s 
 time, against 2-2.5 s for the whole pandas read of the same log). Serving arrays of up to
 32 MB from the heap and keeping what is freed for the next chunk halves the faults. The
 peak of memory is the same working set; what is freed is kept until the process ends.
+
+Arrow's buffers come from the C library's heap too (``arrow_from_the_heap``): its own
+allocator, mimalloc, keeps what it frees apart from what numpy frees. A 1M-round audit's peak
+is then 15-40 MB lower, and reading Parquet, whose reader holds most of its memory in Arrow's
+buffers, stays under 1 GB (Pot Luck: 947-948 against 981-989 MB), in the same time.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-__all__ = ["keep_freed_memory"]
+__all__ = ["keep_freed_memory", "arrow_from_the_heap"]
 
 # mallopt(3) parameters
 _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
@@ -32,3 +37,10 @@ def keep_freed_memory() -> bool:
         return False
     settings = ((_M_MMAP_THRESHOLD, 32 << 20), (_M_TRIM_THRESHOLD, (1 << 31) - 1), (_M_TOP_PAD, 64 << 20))
     return all(mallopt(option, value) == 1 for option, value in settings)
+
+
+def arrow_from_the_heap() -> None:
+    """Arrow's default allocator made the C library's, unless the user chose one
+    (``ARROW_DEFAULT_MEMORY_POOL``). Arrow reads the setting once, when it is first loaded:
+    start-up calls this before anything imports pyarrow."""
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")

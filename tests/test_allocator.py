@@ -39,6 +39,15 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     assert 2 * faults["1"] < faults["0"], faults
 
 
+def test_arrow_allocates_from_the_c_heap_unless_told_otherwise():
+    code = ("import os, sys; os.environ.pop('ARROW_DEFAULT_MEMORY_POOL', None); os.environ.update(dict([sys.argv[1:]]) if sys.argv[1:] else {}); "
+            "from auditor.allocator import arrow_from_the_heap; arrow_from_the_heap(); "
+            "import pyarrow as pa; print(pa.default_memory_pool().backend_name)")
+    chosen = {args: subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                                   check=True).stdout.strip() for args in ((), ("ARROW_DEFAULT_MEMORY_POOL", "jemalloc"))}
+    assert chosen == {(): "system", ("ARROW_DEFAULT_MEMORY_POOL", "jemalloc"): "jemalloc"}
+
+
 def test_elsewhere_nothing_changes(monkeypatch):
     monkeypatch.setattr(os, "confstr", lambda name: "musl 1.2", raising=False)
     assert keep_freed_memory() is False

@@ -243,11 +243,12 @@ def test_a_forked_process_does_not_wait_for_its_parents_early_digests(tmp_path, 
 
 
 def test_the_module_start_up_hashes_with_imports_only_the_standard_library():
-    """``auditor.__main__`` imports ``logs.files`` before pandas and numba, to begin hashing
-    while they import: it must not import them itself."""
+    """``auditor.__main__`` imports ``logs.files`` and ``allocator`` before pandas and numba
+    (to begin hashing while they import, and to choose Arrow's allocator before it loads): they
+    must not import them themselves."""
     import subprocess
 
-    code = ("import sys, auditor.logs.files; "
+    code = ("import sys, auditor.logs.files, auditor.allocator; "
             "print(sorted({'numpy', 'pandas', 'pyarrow', 'numba', 'pydantic'} & set(sys.modules)))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "[]"
