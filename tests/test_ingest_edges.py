@@ -252,3 +252,18 @@ def test_the_module_start_up_hashes_with_imports_only_the_standard_library():
             "print(sorted({'numpy', 'pandas', 'pyarrow', 'numba', 'pydantic'} & set(sys.modules)))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "[]"
+
+
+def test_a_parquet_files_repeating_text_columns_are_read_as_dictionaries(tmp_path):
+    """Of a Parquet file's text columns, those whose values repeat (a bet) are read as
+    Parquet keeps them, dictionary-encoded; those nearly all distinct (cards) and those that
+    are not text are read as text."""
+    from auditor.logs.sources import _repeating_columns
+
+    n = 5000
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"bet": [f"{(i % 9) * 5}.00" for i in range(n)], "cards": [f"c{i}" for i in range(n)],
+                             "seat": list(range(n))}), path)
+    assert _repeating_columns(path) == ["bet"]
+    pq.write_table(pa.table({"bet": pa.array([], pa.string())}), path)
+    assert _repeating_columns(path) == []
