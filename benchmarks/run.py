@@ -4,7 +4,8 @@ For each game with a simulator, a log of N rounds is simulated once and cached u
 benchmarks/data/ (outside git). Each measurement runs in a fresh process, so start-up and
 imports count, as they do for a user; peak RSS is the child's maximum resident set size.
 A log of up to a million rounds is also measured as a folder of daily exports (one file per
-table and day, made from it once), against a pandas read of each file. Results are printed
+table and day, made from it once), against a pandas read of each file, and as one Parquet
+file (made from it once), against a pandas read of that file. Results are printed
 and written to benchmarks/results.json; docs/performance.md quotes them.
 """
 
@@ -27,6 +28,9 @@ GAMES = os.environ.get("BENCH_GAMES", "").split(",") if os.environ.get("BENCH_GA
 # Also the log of up to a million rounds as a folder of daily exports, one file per table and
 # day (about 1,100 files): how a hall's exports arrive. BENCH_FOLDERS=0 leaves it out.
 FOLDERS = os.environ.get("BENCH_FOLDERS", "1") != "0"
+# Also the log of up to a million rounds as one Parquet file (every column text, as exports
+# store them), against a pandas read of that file. BENCH_PARQUET=0 leaves it out.
+PARQUET = os.environ.get("BENCH_PARQUET", "1") != "0"
 
 
 def _peak(cmd: list[str]) -> tuple[float, float]:
@@ -127,7 +131,26 @@ def _profiles(game: str, n: int) -> Path:
 
 
 def _key(run: dict) -> tuple:
-    return run["game"], run["rounds"], run.get("files", 1)
+    return run["game"], run["rounds"], run.get("files", 1), run.get("form", "csv")
+
+
+def _parquet_run(game: str, n: int, log: Path, repeats: int) -> dict:
+    """The same rounds as one Parquet file (made once, cached), every column as text, in
+    Arrow's default row groups; against a plain pandas read of that file."""
+    target = log.with_suffix(".parquet")
+    if not target.exists():
+        import pyarrow as pa
+        import pyarrow.csv as pv
+        import pyarrow.parquet as pq
+
+        names = log.open(encoding="utf-8").readline().strip().split(",")
+        table = pv.read_csv(log, convert_options=pv.ConvertOptions(column_types=dict.fromkeys(names, pa.string())))
+        pq.write_table(table, target.with_suffix(".part"))
+        target.with_suffix(".part").rename(target)
+    run = _measured(game, n, target, f"import pandas as pd; pd.read_parquet({str(target)!r})",
+                    target.stat().st_size, repeats)
+    run["parquet_mb"] = run.pop("csv_mb")
+    return {"game": game, "rounds": n, "form": "parquet", **run}
 
 
 def _measured(game: str, n: int, target: Path, read: str, csv_bytes: int, repeats: int) -> dict:
@@ -185,13 +208,16 @@ def main() -> None:
             if n <= PART and FOLDERS:
                 results["runs"].append(_folder_run(game, n, log, repeats))
                 print(json.dumps(results["runs"][-1]), flush=True)
+            if n <= PART and PARQUET:
+                results["runs"].append(_parquet_run(game, n, log, repeats))
+                print(json.dumps(results["runs"][-1]), flush=True)
     # Runs of other games and sizes measured earlier are kept (a run replaces its own).
     path = ROOT / "benchmarks" / "results.json"
     measured = {_key(r) for r in results["runs"]}
     if path.exists():
         earlier = json.loads(path.read_text())["runs"]
         results["runs"] += [r for r in earlier if _key(r) not in measured]
-    results["runs"].sort(key=lambda r: (r["rounds"], r["game"], r.get("files", 1)))
+    results["runs"].sort(key=lambda r: (r["rounds"], r["game"], r.get("files", 1), r.get("form", "csv")))
     path.write_text(json.dumps(results, indent=2) + "\n")
 
 
