@@ -10,6 +10,7 @@ the C library's heap before it is loaded (``allocator.arrow_from_the_heap``).
 """
 
 import gc
+import os
 import sys
 
 
@@ -20,9 +21,19 @@ def main() -> None:
 
     arrow_from_the_heap()
     begin(sys.argv[1:])
-    from .cli import main as run
+    # The command ends the process itself (``cli.main``). Stopped before that (Ctrl-C while
+    # the imports run, or a broken installation), the interpreter's exit would wait for the
+    # hashing thread to finish the file it reads, seconds for a log of gigabytes.
+    try:
+        from .cli import main as run
 
-    run()
+        run()
+    except KeyboardInterrupt:
+        os._exit(130)
+    except BaseException:
+        sys.excepthook(*sys.exc_info())
+        sys.stderr.flush()
+        os._exit(1)
 
 
 if __name__ == "__main__":

@@ -209,6 +209,7 @@ def test_start_up_begins_the_digest_of_the_logs_named_and_a_log_changed_since_is
     while the file is unchanged, and makes a new one once it has changed."""
     from auditor.logs import files, sources
 
+    monkeypatch.setattr(files, "_EARLY", None)  # the jobs begun here end with the test
     monkeypatch.setattr(sources, "_HEAD", 256)  # read at once, its encoding checked beside
     log = write_log(tmp_path / "t.csv", [hand("R1"), hand("R2", minute=1), hand("R3", minute=2)])
     profile = tmp_path / "hall.toml"
@@ -240,6 +241,22 @@ def test_a_forked_process_does_not_wait_for_its_parents_early_digests(tmp_path, 
     monkeypatch.setattr(files, "_EARLY", (os.getpid() + 1, {files._identity(log): (never, True)}))
     job = files.digest_job(log, scanned=False)
     assert job is not never and job.result(timeout=30)[0] == hashlib.sha256(log.read_bytes()).hexdigest()
+
+
+def test_a_start_up_stopped_before_the_command_does_not_wait_for_the_hashing(tmp_path):
+    """Stopped while the imports run (here a broken installation: the command's module cannot
+    be imported), the process ends with the error at once, though the hashing thread is still
+    reading a file named on the command line (here, forever)."""
+    import subprocess
+
+    log = write_log(tmp_path / "t.csv", [hand("R1")])
+    code = ("import sys, threading; import auditor.logs.files as files; "
+            "files._digest_and_scan = lambda *args: threading.Event().wait(); "
+            "sys.modules['auditor.cli'] = None; "
+            f"sys.argv = ['auditor', 'audit', {str(log)!r}]; "
+            "from auditor.__main__ import main; main()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "ModuleNotFoundError" in done.stderr
 
 
 def test_the_module_start_up_hashes_with_imports_only_the_standard_library():

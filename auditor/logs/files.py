@@ -6,8 +6,8 @@ Only the standard library here: start-up (``auditor.__main__``) hands the files 
 command line to the hashing thread before pandas and numba are imported. Those imports hold one
 core for about a second and a half; without SHA instructions the SHA-256 of a 531 MB log is
 2.2-3.5 s of CPU, a third to a half of which now runs on the other core while they import.
-``digest_job`` finds a file's pass there when the file is the same (device, inode, size and
-modification time), and otherwise begins it.
+``digest_job`` finds a file's pass there when the file is the same (device, inode, size,
+modification and change times), and otherwise begins it.
 """
 
 from __future__ import annotations
@@ -181,7 +181,9 @@ def _identity(path: Path) -> tuple | None:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+    # The change time too: a file rewritten in place can be given its old modification time
+    # back (cp -p, touch -r), not its change time.
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 # One executor per process: a process forked by the batch runner inherits the executor but

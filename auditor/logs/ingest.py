@@ -21,7 +21,6 @@ from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..compiled import kernel
 from ..money import parse_money
 from ..rowwise import columns_frame, count_per_row
-from .files import InputError
 from .schema import Column, Kind, columns_of
 
 __all__ = ["HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "run_coded",
@@ -137,18 +136,18 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     runs: dict[str, tuple[np.ndarray, pa.LargeStringArray]] = {}
     problems: list[tuple[np.ndarray, str, str]] = []
     for col in columns:
-        if col.round_level:  # typed once per run, then given to the run's rows
-            index, arrow = runs[col.name] = _runs(raw.column(col.name))
+        column = raw.column(col.name)
+        if col.round_level or pa.types.is_dictionary(column.type):
+            # Typed once per run (a round's field) or per dictionary entry (a Parquet file's
+            # repeating hand field), then given to the rows.
+            index, arrow = _runs(column) if col.round_level else _entries(column)
+            if col.round_level:
+                runs[col.name] = index, arrow
             value, found = _type_column(col, arrow, letters)
             value = _broadcast(value, index)
             found = [(mask[index] if mask.any() else np.zeros(len(index), bool), f, r) for mask, f, r in found]
-        elif pa.types.is_dictionary(raw.column(col.name).type):  # typed once per entry
-            index, arrow = _entries(raw.column(col.name))
-            value, found = _type_column(col, arrow, letters)
-            value = _broadcast(value, index)
-            found = [(mask[index], f, r) for mask, f, r in found]
         else:
-            value, found = _type_column(col, as_large_string(raw.column(col.name)), letters)
+            value, found = _type_column(col, as_large_string(column), letters)
         problems.extend(found)
         if isinstance(value, CardMatrix):
             matrices[col.name] = value

@@ -89,7 +89,7 @@ class Source:
         return self.digest.result()
 
     def batches(self, rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
-        """Arrow tables of strings with the game's columns plus _file, _line, _record and
+        """Arrow tables of text with the game's columns plus _file, _line, _record and
         _bad (see ``batch_schema``), each holding whole rounds. The columns stay in Arrow:
         the ingest parses them from their buffers, so no field becomes a Python object."""
         reader = {"csv": self._csv, "jsonl": self._jsonl, "parquet": self._parquet}[self.kind]
@@ -327,7 +327,7 @@ class Source:
                     column = column.combine_chunks()
                     if name in round_level and pa.types.is_dictionary(column.type):
                         column = run_coded(column)
-                    elif pa.types.is_dictionary(column.type) and len(column.dictionary) * 8 <= len(column):
+                    elif _repeats(column):
                         column = column.cast(TEXT_CODES)
                     else:
                         column = column.cast(pa.large_string())
@@ -345,7 +345,8 @@ class Source:
 @functools.cache
 def batch_schema(game: str) -> pa.Schema:
     """The columns of every batch of ``game``: each field as text (a round's fields
-    run-encoded, see ``ingest.run_coded``), the file it came from (dictionary-encoded: one
+    run-encoded, see ``ingest.run_coded``; a Parquet file's repeating hand fields may come
+    dictionary-encoded instead, see ``Source._parquet``), the file it came from (dictionary-encoded: one
     value per file), its line (``_line``), its record (``_record``: the CSV row or JSON line)
     and ``_bad`` (the text of a CSV row with the wrong number of fields, else empty)."""
     return pa.schema([pa.field("_file", TEXT_CODES),
@@ -373,16 +374,24 @@ def _round_level(game: str) -> frozenset[str]:
 
 
 def _repeating_columns(path: Path) -> list[str]:
-    """The text columns of a Parquet file whose first ``_PROBE_ROWS`` rows hold fewer
-    distinct values than an eighth of the rows."""
+    """The text columns of a Parquet file that repeat (``_repeats``) in its first
+    ``_PROBE_ROWS`` rows read dictionary-encoded. Arrow gives those rows the dictionary of the
+    values it has met so far, which for a column kept in dictionary pages is the first row
+    group's whole dictionary: a column of more than an eighth of ``_PROBE_ROWS`` values in the
+    first row group is read as text."""
     text = [f.name for f in pq.read_schema(path) if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
     if not text:
         return []
     first = next(pq.ParquetFile(path, read_dictionary=text).iter_batches(batch_size=_PROBE_ROWS, columns=text), None)
     if first is None:
         return []
-    return [name for name, column in zip(first.schema.names, first.columns)
-            if pa.types.is_dictionary(column.type) and len(column.dictionary) * 8 <= len(column)]
+    return [name for name, column in zip(first.schema.names, first.columns) if _repeats(column)]
+
+
+def _repeats(column: pa.Array) -> bool:
+    """A dictionary-encoded column of fewer entries than an eighth of its rows: typing each
+    entry once then costs less than typing each row."""
+    return pa.types.is_dictionary(column.type) and len(column.dictionary) * 8 <= len(column)
 
 
 def _own_columns(table: pa.Table) -> pa.Table:
@@ -417,21 +426,21 @@ def _line_blocks(stream, size: int, header: bool = True) -> Iterator[np.ndarray]
         if not got:
             if len(text):
                 text = text if text[-1] == 10 else np.append(text, np.uint8(10))
-                text = text[_afterfirst_line(text.tobytes()):] if header else text
+                text = text[_after_first_line(text.tobytes()):] if header else text
                 if len(text):
                     yield text
             return
         end = last_line_end(text)
         carry = text[end:].copy()
         if header and end:
-            text, header = text[_afterfirst_line(text[:end].tobytes()):end], False
+            text, header = text[_after_first_line(text[:end].tobytes()):end], False
         elif end:
             text = text[:end]
         if end and len(text):
             yield text
 
 
-def _afterfirst_line(text: bytes) -> int:
+def _after_first_line(text: bytes) -> int:
     """Where the second line of the text starts (a line ends with \\n, \\r or \\r\\n)."""
     lf, cr = text.find(b"\n"), text.find(b"\r")
     if cr < 0 or 0 <= lf < cr:
@@ -635,7 +644,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
                 first_time = ""
     else:
         head = _head(path) if name.endswith(".csv") and not encoding else b""
-        header_bytes = _afterfirst_line(head) if head else 0
+        header_bytes = _after_first_line(head) if head else 0
         deferred = 0 < header_bytes < len(head)
         if not deferred:
             found = scan(path)
