@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -247,8 +248,6 @@ def test_a_start_up_stopped_before_the_command_does_not_wait_for_the_hashing(tmp
     """Stopped while the imports run (here a broken installation: the command's module cannot
     be imported), the process ends with the error at once, though the hashing thread is still
     reading a file named on the command line (here, forever)."""
-    import subprocess
-
     log = write_log(tmp_path / "t.csv", [hand("R1")])
     code = ("import sys, threading; import auditor.logs.files as files; "
             "files._digest_and_scan = lambda *args: threading.Event().wait(); "
@@ -263,8 +262,6 @@ def test_the_module_start_up_hashes_with_imports_only_the_standard_library():
     """``auditor.__main__`` imports ``logs.files`` and ``allocator`` before pandas and numba
     (to begin hashing while they import, and to choose Arrow's allocator before it loads): they
     must not import them themselves."""
-    import subprocess
-
     code = ("import sys, auditor.logs.files, auditor.allocator; "
             "print(sorted({'numpy', 'pandas', 'pyarrow', 'numba', 'pydantic'} & set(sys.modules)))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -255,11 +255,18 @@ def _runs(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
     # Else (rows reordered: rare) each array's runs are found from its entries.
     runs, texts, base = [], [], 0
     for chunk, entry in zip(chunks, entries):
-        run, starts = _equal_ints(entry)
+        run, text = _entry_runs(chunk, entry)
         runs.append(run + base)
-        texts.append(chunk.dictionary.take(pa.array(entry[starts])))
-        base += len(starts)
+        texts.append(text)
+        base += len(text)
     return np.concatenate(runs), as_large_string(pa.chunked_array(texts, pa.large_string()))
+
+
+def _entry_runs(values: pa.DictionaryArray, entries: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+    """(run of each value, text of each run) of a dictionary-encoded array whose entries
+    (``entries``, its indices) are given: a run is a stretch of one entry."""
+    run, starts = _equal_ints(entries)
+    return run, values.dictionary.take(pa.array(entries[starts]))
 
 
 def _entries(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.LargeStringArray]:
@@ -280,11 +287,8 @@ def run_coded(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
     if pa.types.is_dictionary(values.type):
         if values.null_count:
             values = pc.fill_null(values, "")
-        entries = values.indices.to_numpy()
-        run, starts = _equal_ints(entries)
-        return pa.DictionaryArray.from_arrays(pa.array(run.astype(np.int32)),
-                                              as_large_string(values.dictionary.take(pa.array(entries[starts]))),
-                                              safe=False)
+        run, text = _entry_runs(values, values.indices.to_numpy())
+        return pa.DictionaryArray.from_arrays(pa.array(run.astype(np.int32)), as_large_string(text), safe=False)
     arr = as_large_string(values)
     run, starts = _equal_neighbours(*buffers(arr))
     return pa.DictionaryArray.from_arrays(pa.array(run.astype(np.int32)), arr.take(pa.array(starts)), safe=False)
