@@ -840,9 +840,11 @@ def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
         else:
             message = np.full(n, title, dtype=object)
         impact = np.full(n, None, dtype=object)
-        if result.expected is not None and result.observed is not None and not result.bound_only:
+        if result.expected is not None and result.observed is not None and result.bound_only is not True:
             impact = _money(result.observed[idx].astype(np.int64) - result.expected[idx].astype(np.int64),
                             slice(None), result.scale)
+            if result.bound_only is not False:  # per row
+                impact[result.bound_only[idx]] = None
         ev_rows = np.empty(n, dtype=object)
         if result.evidence and evidence[result.evidence] is not None:
             ev_rows[:] = evidence[result.evidence][used[result.evidence]:used[result.evidence] + n]

@@ -37,7 +37,10 @@ def test_clean_log_has_no_findings(tmp_path):
     assert truth == set() and found == set()
     assert result.rejected.empty
     assert all(r.status in ("passed", "not_applicable") for r in result.rules)
-    assert {r.code for r in result.rules if r.status == "passed"} == set(GAMES[GAME].spec.codes)
+    # A round over the payment limit takes a royal or straight flush at high stakes: a clean
+    # log may hold none, and then LIR-PAY-CAPPED has nothing to check.
+    passed = {r.code for r in result.rules if r.status == "passed"}
+    assert set(GAMES[GAME].spec.codes) - passed <= {"LIR-PAY-CAPPED"}
 
 
 def test_jsonl_form_gives_the_same_findings(tmp_path):

@@ -33,7 +33,10 @@ def test_triple_shot_every_fault_kind_occurs(tmp_path):
     _, _, truth = audit_against_truth(tmp_path, GAME, 5, 0.05, 20_000)
     from auditor.registry import GAMES
 
-    expected = set(GAMES[GAME].spec.codes) - {"TS-PAYTABLE"}
+    # TS-PAY-CAPPED is not planted: at the simulator's stakes a round exceeds the sample
+    # tables' payment limits (S/ 50,000-100,000) only with several royal flushes at once; its
+    # case file covers it.
+    expected = set(GAMES[GAME].spec.codes) - {"TS-PAYTABLE", "TS-PAY-CAPPED"}
     assert expected - {c for _, _, c in truth} == set()
 
 
@@ -41,7 +44,8 @@ def test_triple_shot_clean_log_has_nofinding_keys(tmp_path):
     result, found, truth = audit_against_truth(tmp_path, GAME, 3, 0.0, 10_000)
     assert truth == set() and found == set()
     assert result.rejected.empty
-    assert {r.status for r in result.rules} == {"passed"}
+    # No round of the sample tables exceeds its payment limit (see above): nothing to check.
+    assert {r.code: r.status for r in result.rules if r.status != "passed"} == {"TS-PAY-CAPPED": "not_applicable"}
 
 
 def test_triple_shot_jsonl_gives_the_samefinding_keys(tmp_path):

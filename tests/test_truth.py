@@ -19,7 +19,10 @@ def test_pot_luck_every_fault_kind_occurs(tmp_path):
     codes = {c for _, _, c in truth}
     from auditor.registry import GAMES
 
-    expected = set(GAMES["pot-luck-blackjack"].spec.codes) - {"PLB-POSTED-COMMISSION"}
+    # PLB-PAY-CAPPED is not planted: a round exceeds the sample tables' payment limits
+    # (S/ 30,000-40,000, bets of at most S/ 1,500) only with most of its seats splitting and
+    # doubling to win; its case file covers it.
+    expected = set(GAMES["pot-luck-blackjack"].spec.codes) - {"PLB-POSTED-COMMISSION", "PLB-PAY-CAPPED"}
     assert expected - codes == set()
 
 

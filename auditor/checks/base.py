@@ -20,7 +20,8 @@ from ..money import cents_text
 from ..rowwise import frame_rows, rows_text
 
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
-           "positions_result", "card_faults_result", "pay_limit_result", "round_index",
+           "positions_result", "card_faults_result", "pay_limit_result", "capped_rounds",
+           "capped_pay_mismatch", "capped_pay_result", "pays_less_above", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled", "categorical_objects", "text_codes",
            "unique_groups", "repeated", "seat_keys", "KEY_BASE"]
@@ -42,8 +43,9 @@ class CheckResult:
     rounds_checked: int | None = None     # when the rows are not all the rounds checked
     per_profile: bool = False             # rows are the table profiles, not rounds: judged once
     # expected/observed are a bound and a total (a limit, a cap), not a payment: no money
-    # impact, which another finding of the same fault already reports (no double counting)
-    bound_only: bool = False
+    # impact, which another finding of the same fault already reports (no double counting).
+    # Per row (a bool array) where only some rows are bounds (see ``capped_pay_mismatch``).
+    bound_only: bool | np.ndarray = False
 
     def __post_init__(self):
         object.__setattr__(self, "violates", self.violates & self.applies)
@@ -193,6 +195,21 @@ def deck_alternation_result(ctx, applies: np.ndarray) -> CheckResult:
 def money_mismatch(observed_cents: np.ndarray, expected_scaled: np.ndarray, scale: int) -> np.ndarray:
     """True where a logged amount is a céntimo or more away from the exact expected one."""
     return np.abs(observed_cents.astype(np.int64) * scale - expected_scaled) >= scale
+
+
+def capped_pay_mismatch(observed_cents: np.ndarray, expected_scaled: np.ndarray, scale: int,
+                        capped: np.ndarray) -> np.ndarray:
+    """``money_mismatch``, except for a winning bet of a round whose winnings due exceed the
+    posted payment limit (``capped``, per row; see ``capped_rounds``): the prizes are subject
+    to the limit (Art. 2 a.5), so such a bet may be paid less than it is due, but something,
+    and never more. How much the round pays in all is ``capped_pay_result``'s rule. What such
+    a bet is due is then a bound, not its payment: the round's findings carry the money
+    (``capped_pay_result`` what is short of the limit, ``pay_limit_result`` what is over it),
+    so the pay rules' results give ``bound_only=capped & (expected > 0)``."""
+    winning = capped & (expected_scaled > 0)
+    observed = observed_cents.astype(np.int64) * scale
+    return np.where(winning, (observed <= 0) | (observed - expected_scaled >= scale),
+                    money_mismatch(observed_cents, expected_scaled, scale))
 
 
 def cents_from_scaled(values: np.ndarray, scale: int) -> np.ndarray:
@@ -375,11 +392,47 @@ def card_faults_result(ctx: GameContext) -> CheckResult:
                        rounds_checked=ctx.n_rounds + len(faults))
 
 
-def pay_limit_result(ctx: GameContext, paid: np.ndarray) -> CheckResult:
+def capped_rounds(ctx: GameContext, won: np.ndarray, scale: int = 1) -> np.ndarray:
+    """Rounds whose winnings due (``won``: what each hand row wins, céntimos × ``scale``)
+    exceed the posted payment limit; none where the profile posts no limit."""
+    limit = ctx.param("payment_limit", cents=True)
+    return (limit >= 0) & (group_sum(won, ctx.rid, ctx.n_rounds) > limit * scale)
+
+
+def capped_pay_result(ctx: GameContext, capped: np.ndarray, paid: np.ndarray, winners: np.ndarray) -> CheckResult:
+    """Rounds whose winnings due exceed the posted payment limit (``capped``) and which pay
+    less than the limit: the prizes are subject to the limit, not forfeit, so such a round
+    pays the limit (``paid``: the winnings paid on each hand row). The limit shared among the
+    round's winning bets (``winners`` per hand row), each share rounded down to the céntimo,
+    comes short by less than a céntimo per bet: a shortfall of that size is not a finding."""
+    limit = ctx.param("payment_limit", cents=True)
+    total = group_sum(paid, ctx.rid, ctx.n_rounds)
+    bets = group_sum(winners, ctx.rid, ctx.n_rounds)
+    return ctx.rounds_result(capped, limit - total >= np.maximum(bets, 1), expected=limit, observed=total)
+
+
+# A posted table's combinations, highest first (Art. 4 of the Let It Ride and Triple Shot
+# directives: "ordenadas de mayor a menor"); ``high_card`` is Triple Shot's A-K.
+RANKED = ("royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush", "straight",
+          "three_of_a_kind", "two_pair", "one_pair", "high_card")
+
+
+def pays_less_above(table) -> bool:
+    """Whether a posted table of ratios (a profile's paytable model) pays some combination
+    more than a higher one, which Art. 4's ranking of the combinations forbids."""
+    posted = table.model_dump()
+    ratios = [posted[f] for f in RANKED if f in posted]
+    return any(low > high for high, low in zip(ratios, ratios[1:]))
+
+
+def pay_limit_result(ctx: GameContext, paid: np.ndarray, capped: np.ndarray | None = None) -> CheckResult:
     """Rounds whose total paid (``paid`` per hand row, summed by round) exceeds the posted
-    payment limit; not applicable where the profile posts no limit."""
+    payment limit; not applicable where the profile posts no limit. The excess is the money
+    impact only in a round whose winnings due exceed the limit (``capped``; see
+    ``capped_pay_mismatch``): in another, the bets paid above their due carry it."""
     limit = ctx.param("payment_limit", cents=True)
     applies = limit >= 0
     total = group_sum(paid, ctx.rid, ctx.n_rounds)
-    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total, bound_only=True,
+    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total,
+                             bound_only=True if capped is None else ~capped,
                              note="" if applies.any() or not len(applies) else "note.no_limits_posted")

@@ -19,7 +19,7 @@ from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_text, column_values, joined, repeated, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_pay_mismatch, capped_pay_result, pays_less_above, CheckResult, group_any, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -73,20 +73,24 @@ class Context(GameContext):
     def settlement(self):
         ratio, bonus_ratio = lir.posted_ratios(*self.hand_value, self.profiles.profiles, self.which[self.rid])
         rid = self.rid
-        ok = self.ok
-        out = lir.dues(ratio, bonus_ratio, self.bet_1, self.bet_2, self.bet_dollar, self.bonus_bet,
-                       ok & (self.pulled_1 == NOT_PULLED), ok & (self.pulled_2 == NOT_PULLED),
-                       rid, self.n_rounds, self.param("payment_limit", cents=True))
-        return {"due_1": out[0], "due_2": out[1], "due_dollar": out[2], "due_bonus": out[3],
-                "capped": out[4][rid], "ratio": ratio, "bonus_ratio": bonus_ratio}
+        in_1, in_2 = self.ok & (self.pulled_1 == NOT_PULLED), self.ok & (self.pulled_2 == NOT_PULLED)
+        due_1, due_2, due_d, due_b, capped, _ = lir.dues(
+            ratio, bonus_ratio, self.bet_1, self.bet_2, self.bet_dollar, self.bonus_bet, in_1, in_2,
+            rid, self.n_rounds, self.param("payment_limit", cents=True))
+        winners = ((in_1 & (due_1 > 0)).astype(np.int64) + (in_2 & (due_2 > 0)) + (due_d > 0) + (due_b > 0))
+        return {"due_1": due_1, "due_2": due_2, "due_dollar": due_d, "due_bonus": due_b, "capped": capped[rid],
+                "capped_rounds": capped, "winners": winners, "ratio": ratio, "bonus_ratio": bonus_ratio}
 
     def wrong(self, net: np.ndarray, due: np.ndarray) -> np.ndarray:
-        """A settlement that is not what the bet is due. In a round whose winnings exceed the
-        posted payment limit the operator may pay a winning bet less than its ratio, never
-        more (Art. 2 a.5, b: prizes are subject to the posted limit); a losing bet is still
-        collected in full."""
-        capped = self.settlement["capped"] & (due > 0)
-        return np.where(capped, (net <= 0) | (net > due), net != due)
+        """A settlement that is not what the bet is due (a winning bet of a round over the
+        payment limit may be paid less: ``capped_pay_mismatch``)."""
+        return capped_pay_mismatch(net, due, 1, self.settlement["capped"])
+
+    @cached_property
+    def winnings_paid(self) -> np.ndarray:
+        """What each hand row was paid in winnings (every bet's gain, a loss counting nothing)."""
+        return (np.maximum(self.net_1, 0) + np.maximum(self.net_2, 0) + np.maximum(self.net_dollar, 0)
+                + np.maximum(self.net_bonus, 0))
 
     # --- evidence -----------------------------------------------------------------------
     def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:
@@ -201,13 +205,17 @@ def check_dollar(ctx: Context) -> CheckResult:
 
 def check_paytable(ctx: Context) -> CheckResult:
     """Art. 4 i: the lowest pair is a pair of tens, so the posted table pays from a pair of
-    tens: it posts min_pair = T and pays one_pair at least 1 to 1."""
+    tens: it posts min_pair = T and pays one_pair at least 1 to 1. Art. 4 ranks the
+    combinations from highest to lowest, so no posted table (the bets', the bonus) pays a
+    combination more than a higher one: with one_pair paid, every combination above it is."""
     profiles = ctx.profiles.profiles
     frame = pd.DataFrame({"table_id": [",".join(p.tables) or "*" for p in profiles], "round_id": "",
                           "profile": [p.id for p in profiles]})
     violates, reason, keys = reasons(
         (np.array([p.min_pair != "T" for p in profiles], bool), "reason.lir.min_pair"),
-        (np.array([p.paytable.one_pair < 1 for p in profiles], bool), "reason.lir.pair_not_paid"))
+        (np.array([p.paytable.one_pair < 1 for p in profiles], bool), "reason.lir.pair_not_paid"),
+        (np.array([pays_less_above(p.paytable) or pays_less_above(p.bonus) for p in profiles], bool),
+         "reason.paytable.order"))
     used = np.zeros(len(profiles), bool)
     used[ctx.which] = True
     used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
@@ -234,7 +242,7 @@ def check_pay(ctx: Context) -> CheckResult:
     expected = np.where(in_1, s["due_1"], 0) + np.where(in_2, s["due_2"], 0) + np.where(in_d, s["due_dollar"], 0)
     observed = np.where(in_1, ctx.net_1, 0) + np.where(in_2, ctx.net_2, 0) + np.where(in_d, ctx.net_dollar, 0)
     return ctx.hands_result(in_1 | in_2 | in_d, violates, reason=reason, reasons=keys,
-                            expected=expected, observed=observed)
+                            expected=expected, observed=observed, bound_only=s["capped"] & (expected > 0))
 
 
 def check_withdrawn(ctx: Context) -> CheckResult:
@@ -253,14 +261,20 @@ def check_bonus(ctx: Context) -> CheckResult:
     s = ctx.settlement
     applies = ctx.ok & ((ctx.bonus_bet > 0) | (ctx.net_bonus != 0))
     violates = ctx.wrong(ctx.net_bonus, s["due_bonus"])
-    return ctx.hands_result(applies, violates, expected=s["due_bonus"], observed=ctx.net_bonus)
+    return ctx.hands_result(applies, violates, expected=s["due_bonus"], observed=ctx.net_bonus,
+                            bound_only=s["capped"] & (s["due_bonus"] > 0))
 
 
 def check_pay_limit(ctx: Context) -> CheckResult:
     """Art. 2 a.5, b: the total paid in a round stays within the posted payment limit."""
-    # The winnings of every bet.
-    return pay_limit_result(ctx, np.maximum(ctx.net_1, 0) + np.maximum(ctx.net_2, 0)
-                            + np.maximum(ctx.net_dollar, 0) + np.maximum(ctx.net_bonus, 0))
+    return pay_limit_result(ctx, ctx.winnings_paid, ctx.settlement["capped_rounds"])
+
+
+def check_capped_pay(ctx: Context) -> CheckResult:
+    """Art. 2 a.5, b: a round whose winnings due exceed the posted payment limit pays the
+    limit (each winning bet something, none more than due: LIR-PAY, LIR-BONUS)."""
+    s = ctx.settlement
+    return capped_pay_result(ctx, s["capped_rounds"], ctx.winnings_paid, s["winners"])
 
 
 CHECKS = {
@@ -279,4 +293,5 @@ CHECKS = {
     "LIR-WITHDRAWN": check_withdrawn,
     "LIR-BONUS": check_bonus,
     "LIR-PAY-LIMIT": check_pay_limit,
+    "LIR-PAY-CAPPED": check_capped_pay,
 }

@@ -17,7 +17,7 @@ from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
 from ..cards import cards_text
-from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, group_max, group_sum, money_mismatch, letters_text, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
+from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, CheckResult, group_any, group_max, group_sum, letters_text, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -171,7 +171,27 @@ class Context(GameContext):
     def settlement_checked(self) -> tuple[np.ndarray, np.ndarray]:
         """(the main bet paid otherwise than ``settlement`` requires, what was paid in
         céntimos × SCALE)."""
-        return money_mismatch(self.net_main, self.settlement[0], bj.SCALE), self.net_main * bj.SCALE
+        return (capped_pay_mismatch(self.net_main, self.settlement[0], bj.SCALE, self.capped[self.rid]),
+                self.net_main * bj.SCALE)
+
+    @cached_property
+    def insurance_due(self) -> np.ndarray:
+        """What each hand's insurance is due (céntimos × SCALE): 2:1 on a ten-value hole card."""
+        return bj.insurance_expected(self.insurance, bj.is_ten_value(self.dealer[:, 1])[self.rid])
+
+    @cached_property
+    def capped(self) -> np.ndarray:
+        """Rounds whose winnings due (main bets, insurance, the pool handed to its winners)
+        exceed the posted payment limit."""
+        won = np.maximum(self.settlement[0], 0) + np.maximum(self.insurance_due, 0)
+        won[self.first] += self.pool.expected_paid * bj.SCALE
+        return capped_rounds(self, won, bj.SCALE)
+
+    @cached_property
+    def winnings_paid(self) -> np.ndarray:
+        """What each hand row was paid in winnings: its main bet and insurance gains and its
+        share of the pool."""
+        return np.maximum(self.net_main, 0) + np.maximum(self.net_insurance, 0) + self.pool_paid
 
     @cached_property
     def initial_score(self) -> np.ndarray:
@@ -259,17 +279,21 @@ def check_surrender(ctx: Context) -> CheckResult:
 
 
 def _settled(ctx: Context, code: str | None, *, insurance=False) -> CheckResult:
+    """A bet settled otherwise than it is due: the insurance, or the main bet of the hands
+    whose outcome falls under ``code`` (in a round over the payment limit, a winning bet may
+    be paid less: ``capped_pay_mismatch``)."""
+    capped = ctx.capped[ctx.rid]
     if insurance:
-        hole_ten = bj.is_ten_value(ctx.dealer[:, 1])[ctx.rid]
-        expected = bj.insurance_expected(ctx.insurance, hole_ten)
+        expected = ctx.insurance_due
         observed = ctx.net_insurance
-        applies = ctx.insurance > 0
-        violates = money_mismatch(observed, expected, bj.SCALE)
+        applies = (ctx.insurance > 0) | (observed != 0)  # nothing staked, nothing won or lost
+        violates = capped_pay_mismatch(observed, expected, bj.SCALE, capped)
         observed = observed * bj.SCALE
     else:  # the rules of the main bet share one comparison, each over its own outcomes
         (expected, outcome), (violates, observed) = ctx.settlement, ctx.settlement_checked
         applies = _OUTCOMES_OF[code][outcome]
-    return ctx.hands_result(applies, violates, expected=expected, observed=observed, scale=bj.SCALE)
+    return ctx.hands_result(applies, violates, expected=expected, observed=observed, scale=bj.SCALE,
+                            bound_only=capped & (expected > 0))
 
 
 def check_surrender_pay(ctx: Context) -> CheckResult:
@@ -291,7 +315,8 @@ def check_insurance(ctx: Context) -> CheckResult:
 
 
 def check_insurance_pay(ctx: Context) -> CheckResult:
-    """Art. 10: insurance pays 2:1 when the hole card is a ten-value card, else is lost."""
+    """Art. 10: insurance pays 2:1 "por el monto apostado" when the hole card is a ten-value
+    card, else is lost; no insurance is paid or collected without an insurance bet."""
     return _settled(ctx, None, insurance=True)
 
 
@@ -494,8 +519,15 @@ def check_bet_limits(ctx: Context) -> CheckResult:
 
 def check_pay_limit(ctx: Context) -> CheckResult:
     """[PERU] The total paid in a round stays within the posted payment limit."""
-    # Winnings on main bets and insurance, plus the pool handed to winners.
-    return pay_limit_result(ctx, np.maximum(ctx.net_main, 0) + np.maximum(ctx.net_insurance, 0) + ctx.pool_paid)
+    return pay_limit_result(ctx, ctx.winnings_paid, ctx.capped)
+
+
+def check_capped_pay(ctx: Context) -> CheckResult:
+    """[PERU] A round whose winnings due exceed the posted payment limit pays the limit: its
+    winning main bets and insurance may be cut, each paid something and none more than due
+    (the pay rules); the pool is the players' and is paid as Art. 18 says."""
+    winners = (ctx.settlement[0] > 0).astype(np.int64) + (ctx.insurance_due > 0)
+    return capped_pay_result(ctx, ctx.capped, ctx.winnings_paid, winners)
 
 
 CHECKS = {
@@ -523,4 +555,5 @@ CHECKS = {
     "PLB-POSTED-COMMISSION": check_posted_commission,
     "PLB-BET-LIMITS": check_bet_limits,
     "PLB-PAY-LIMIT": check_pay_limit,
+    "PLB-PAY-CAPPED": check_capped_pay,
 }

@@ -20,7 +20,7 @@ from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, CheckResult, group_any, money_mismatch, letters_text, money_text, column_values, joined, repeated, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, pays_less_above, CheckResult, group_any, letters_text, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -123,6 +123,29 @@ class Context(GameContext):
         ratio = self.per_hand(lambda p: ts.ratio_table(p.bonus.model_dump()), self.player_hand[0])
         return ts.table_settle(self.bonus_bet, ratio)
 
+    @cached_property
+    def settled(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per bet (War, Black Jack, Póker, bonus): how each hand row settled it, where its
+        pay rule applies (a bet placed or settled on a hand that can be valued) and what it is
+        due (céntimos × SCALE)."""
+        ok = self.ok
+        return {"war": (self.net_war, ok & ((self.bet_war > 0) | (self.net_war != 0)), self.war),
+                "bj": (self.net_bj, ok & (self.bjc <= self.count) & ((self.bet_bj > 0) | (self.net_bj != 0)),
+                       self.blackjack[0]),
+                "poker": (self.net_poker, ok & ((self.bet_poker > 0) | (self.net_poker != 0)), self.poker),
+                "bonus": (self.net_bonus, ok & ((self.bonus_bet > 0) | (self.net_bonus != 0)), self.bonus)}
+
+    @cached_property
+    def capped(self) -> np.ndarray:
+        """Rounds whose winnings due exceed the posted payment limit (Art. 2 a.5, b)."""
+        won = sum(np.where(applies, np.maximum(due, 0), 0) for _, applies, due in self.settled.values())
+        return capped_rounds(self, won, ts.SCALE)
+
+    @cached_property
+    def winnings_paid(self) -> np.ndarray:
+        """What each hand row was paid in winnings (every bet's gain, a loss counting nothing)."""
+        return sum(np.maximum(net, 0) for net, _, _ in self.settled.values())
+
     # --- evidence -----------------------------------------------------------------------
     def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:
         r = self.rid[idx]
@@ -195,13 +218,19 @@ def check_two_decks(ctx: Context) -> CheckResult:
     return deck_alternation_result(ctx, np.ones(ctx.n_rounds, bool))
 
 
+def _paid_as_due(ctx: Context, bet: str) -> CheckResult:
+    """The hand rows whose ``bet`` (see ``Context.settled``) was not settled as it is due."""
+    net, applies, due = ctx.settled[bet]
+    capped = ctx.capped[ctx.rid]
+    violates = capped_pay_mismatch(net, due, ts.SCALE, capped)
+    return ctx.hands_result(applies, violates, expected=due, observed=net * ts.SCALE, scale=ts.SCALE,
+                            bound_only=capped & (due > 0))
+
+
 def check_war(ctx: Context) -> CheckResult:
     """Art. 1 a.1: on the first cards, the higher card wins (Art. 3: A high) and is paid 1:1,
     the lower loses; a tie pushes or costs half the bet by the posted war_tie ([STANDARD])."""
-    applies = ctx.ok & ((ctx.bet_war > 0) | (ctx.net_war != 0))
-    expected = ctx.war
-    violates = money_mismatch(ctx.net_war, expected, ts.SCALE)
-    return ctx.hands_result(applies, violates, expected=expected, observed=ctx.net_war * ts.SCALE, scale=ts.SCALE)
+    return _paid_as_due(ctx, "war")
 
 
 def check_bj_play(ctx: Context) -> CheckResult:
@@ -252,10 +281,7 @@ def check_bj_pay(ctx: Context) -> CheckResult:
     double, equal totals push, a bust or a lower total loses; a dealer Black Jack takes only
     the bet (the double is returned). A six-card hand of 21 or less wins where the profile
     posts six_card_charlie ([STANDARD])."""
-    applies = ctx.ok & (ctx.bjc <= ctx.count) & ((ctx.bet_bj > 0) | (ctx.net_bj != 0))
-    expected, _ = ctx.blackjack
-    violates = money_mismatch(ctx.net_bj, expected, ts.SCALE)
-    return ctx.hands_result(applies, violates, expected=expected, observed=ctx.net_bj * ts.SCALE, scale=ts.SCALE)
+    return _paid_as_due(ctx, "bj")
 
 
 def check_poker(ctx: Context) -> CheckResult:
@@ -264,21 +290,14 @@ def check_poker(ctx: Context) -> CheckResult:
     is paid 1:1; a qualifying dealer beaten pays the posted ratio; a higher dealer takes the
     bet; equal hands push. A profile posting poker_mode = paytable pays the player's hand
     alone from the posted table ([STANDARD])."""
-    applies = ctx.ok & ((ctx.bet_poker > 0) | (ctx.net_poker != 0))
-    expected = ctx.poker
-    violates = money_mismatch(ctx.net_poker, expected, ts.SCALE)
-    return ctx.hands_result(applies, violates, expected=expected, observed=ctx.net_poker * ts.SCALE, scale=ts.SCALE)
+    return _paid_as_due(ctx, "poker")
 
 
 def check_bonus(ctx: Context) -> CheckResult:
     """Art. 2 a.2-a.3: the optional bonus bet is paid at the ratio posted for the player's
     best five of six ([STANDARD] table); a hand the table does not pay loses it; no bonus is
     paid without a bonus bet."""
-    applies = ctx.ok & ((ctx.bonus_bet > 0) | (ctx.net_bonus != 0))
-    expected = ctx.bonus
-    violates = money_mismatch(ctx.net_bonus, expected, ts.SCALE)
-    return ctx.hands_result(applies, violates, expected=expected, observed=ctx.net_bonus * ts.SCALE,
-                            scale=ts.SCALE)
+    return _paid_as_due(ctx, "bonus")
 
 
 def check_bet_limits(ctx: Context) -> CheckResult:
@@ -304,14 +323,14 @@ def check_bet_limits(ctx: Context) -> CheckResult:
 
 def check_pay_limit(ctx: Context) -> CheckResult:
     """Art. 2 a.5, b: the total paid in a round stays within the posted payment limit."""
-    # The winnings of every bet.
-    return pay_limit_result(ctx, np.maximum(ctx.net_war, 0) + np.maximum(ctx.net_bj, 0)
-                            + np.maximum(ctx.net_poker, 0) + np.maximum(ctx.net_bonus, 0))
+    return pay_limit_result(ctx, ctx.winnings_paid, ctx.capped)
 
 
-def _not_increasing(table) -> bool:
-    ratios = ts.ratio_table(table.model_dump())
-    return bool((np.diff(ratios) < 0).any())
+def check_capped_pay(ctx: Context) -> CheckResult:
+    """Art. 2 a.5, b: a round whose winnings due exceed the posted payment limit pays the
+    limit (each winning bet something, none more than due: the pay rules)."""
+    winners = sum((applies & (due > 0)).astype(np.int64) for _, applies, due in ctx.settled.values())
+    return capped_pay_result(ctx, ctx.capped, ctx.winnings_paid, winners)
 
 
 def check_paytable(ctx: Context) -> CheckResult:
@@ -324,10 +343,10 @@ def check_paytable(ctx: Context) -> CheckResult:
                           "profile": [p.id for p in profiles]})
     carib = np.array([p.poker_mode == "caribbean" for p in profiles], bool)
     peru = np.array([p.caribbean.royal_flush != 100 or p.caribbean.straight_flush != 50 for p in profiles], bool)
-    order = np.array([_not_increasing(p.caribbean if p.poker_mode == "caribbean" else p.paytable)
-                      or _not_increasing(p.bonus) for p in profiles], bool)
+    order = np.array([pays_less_above(p.caribbean if p.poker_mode == "caribbean" else p.paytable)
+                      or pays_less_above(p.bonus) for p in profiles], bool)
     violates, reason, keys = reasons((carib & peru, "reason.ts.caribbean_ratios"),
-                                      (order, "reason.ts.table_order"))
+                                      (order, "reason.paytable.order"))
     used = np.zeros(len(profiles), bool)
     used[ctx.which] = True
     used |= np.array([bool(p.tables) or p.source != "built-in" for p in profiles])
@@ -358,5 +377,6 @@ CHECKS = {
     "TS-BONUS": check_bonus,
     "TS-BET-LIMITS": check_bet_limits,
     "TS-PAY-LIMIT": check_pay_limit,
+    "TS-PAY-CAPPED": check_capped_pay,
     "TS-PAYTABLE": check_paytable,
 }

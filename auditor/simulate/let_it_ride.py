@@ -35,8 +35,9 @@ SEAT8 = 23       # positions 23..25: the cards of an eighth player (LIR-POSITION
 
 FAULT_KINDS = ("LIR-CARDS", "LIR-POSITIONS", "LIR-HAND", "LIR-ONE-DECK", "LIR-TWO-DECKS", "LIR-EQUAL-BETS",
                "LIR-BET-LIMITS", "LIR-PULL-1", "LIR-PULL-2", "LIR-DOLLAR", "LIR-PAY", "LIR-WITHDRAWN",
-               "LIR-BONUS", "LIR-PAY-LIMIT")
+               "LIR-BONUS", "LIR-PAY-LIMIT", "LIR-PAY-CAPPED")
 _CARD_TEXT = np.array([r + s for r in RANKS for s in SUITS])
+NETS = ("net_1", "net_2", "net_dollar", "net_bonus")
 
 
 def _shuffled(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -133,6 +134,7 @@ def settle(h: dict, profiles: list[LetItRideProfile], which: np.ndarray, n_round
     h["_due_dollar"] = dd
     h["_capped"] = capped
     h["_limit"] = limit
+    h["_winners"] = (in1 & (d1 > 0)).astype(np.int64) + (in2 & (d2 > 0)) + (dd > 0) + (db > 0)
 
 
 def simulate(rounds: int, seed: int, faults: float, profiles: list,
@@ -228,7 +230,7 @@ def _rows_of(rid: np.ndarray):
 def _play_time_faults(rng, h: dict, kind: np.ndarray, profs, which) -> None:
     """Faults made while dealing and betting, before settlement (settled as they stand)."""
     faulty = np.flatnonzero(np.isin(kind, ["LIR-ONE-DECK", "LIR-EQUAL-BETS", "LIR-BET-LIMITS",
-                                           "LIR-PULL-1", "LIR-PULL-2"]))
+                                           "LIR-PULL-1", "LIR-PULL-2", "LIR-PAY-CAPPED"]))
     if not len(faulty):
         return
     rows_of = _rows_of(h["rid"])
@@ -253,6 +255,32 @@ def _play_time_faults(rng, h: dict, kind: np.ndarray, profs, which) -> None:
             h["pulled_1"][i] = int(rng.choice([2, 3]))  # after a community card was shown
         elif k == "LIR-PULL-2":
             h["pulled_2"][i] = 3  # after the second community card was shown
+        elif k == "LIR-PAY-CAPPED":
+            # A round over the payment limit: a royal flush to one player, who rides the most
+            # the table allows on all three bets (its payment is cut after settlement).
+            top = max([b for b in BETS if lo <= b <= hi] or [lo])
+            limit = p.cents("payment_limit")
+            if limit is None or 3 * p.paytable.royal_flush * top <= limit:
+                kind[r] = "LIR-PAY"  # no round of this table can exceed its limit
+                continue
+            suit = int(rng.integers(0, len(SUITS)))
+            _give(h, rows, r, i, [RANKS.index(rank) * len(SUITS) + suit for rank in "AKQJT"])
+            h["bet_1"][i] = h["bet_2"][i] = h["bet_dollar"][i] = top
+            h["pulled_1"][i] = h["pulled_2"][i] = 0
+
+
+def _give(h: dict, rows: np.ndarray, r: int, i: int, cards: list[int]) -> None:
+    """Hand row ``i`` gets ``cards[:3]`` and its round ``r`` the community ``cards[3:]``; a
+    card that another place of the round holds trades places with the card it replaces, so
+    the round is still dealt from one deck."""
+    places = [(h["cards"], j, c) for j in rows.tolist() for c in range(3)] + [(h["community"], r, c) for c in range(2)]
+    targets = [(h["cards"], i, 0), (h["cards"], i, 1), (h["cards"], i, 2), (h["community"], r, 0), (h["community"], r, 1)]
+    for (arr, a, b), card in zip(targets, cards):
+        for other, a2, b2 in places:
+            if other[a2, b2] == card:
+                other[a2, b2] = arr[a, b]
+                break
+        arr[a, b] = card
 
 
 def _after_settlement(rng, h: dict, kind: np.ndarray):
@@ -316,7 +344,18 @@ def _after_settlement(rng, h: dict, kind: np.ndarray):
         elif k == "LIR-PAY-LIMIT":
             h["net_dollar"][i] = max(int(limit[r]) + 10_000, int(h["_due_dollar"][i]) + 100)
             codes = ["LIR-PAY-LIMIT", "LIR-PAY"] if limit[r] >= 0 else ["LIR-PAY"]
+        elif k == "LIR-PAY-CAPPED":  # every winning bet paid half its share of the limit
+            for col in NETS:
+                h[col][rows] = np.where(h[col][rows] > 0, np.maximum(h[col][rows] // 2, 1), h[col][rows])
         truth[r] = codes
+    # Any round over the payment limit that now pays short of it (the cut above, or a winning
+    # bet collected there by a payout fault) by a céntimo per winning bet or more.
+    paid, winners = np.zeros(len(kind), np.int64), np.zeros(len(kind), np.int64)
+    np.add.at(paid, h["rid"], sum(np.maximum(h[col], 0) for col in NETS))
+    np.add.at(winners, h["rid"], h["_winners"])
+    for r in np.flatnonzero(capped & (limit - paid >= np.maximum(winners, 1))).tolist():
+        if kind[r] not in ("LIR-CARDS", "LIR-HAND") and "LIR-PAY-CAPPED" not in truth.get(r, []):
+            truth.setdefault(r, []).append("LIR-PAY-CAPPED")
     return truth, texts, community_text
 
 

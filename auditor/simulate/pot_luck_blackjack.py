@@ -381,6 +381,11 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
         paid[winners] = share
         paid[winners[:rest]] += 1
     frame["pool_paid"] = paid
+    # What each hand wins (céntimos × SCALE) and on how many bets: a round whose winnings due
+    # exceed the payment limit is paid in full all the same (PLB-PAY-LIMIT), unless a fault
+    # cuts it (see _inject_after_settlement).
+    frame["_won"] = np.maximum(expected, 0) + np.maximum(ins, 0) + paid * bj.SCALE
+    frame["_winners"] = (expected > 0).astype(np.int64) + (ins > 0)
 
 
 def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) -> pd.DataFrame:
@@ -392,6 +397,9 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
     cards_text: dict[int, str] = {}
     which = pset.assign(frame["table_id"], pd.to_datetime(frame["started_at"], utc=True))
     limit = np.array([p.cents("payment_limit") or 10**12 for p in pset.profiles])[which]
+    rounds = frame.assign(_limit=limit).groupby("_round")
+    round_limit = rounds["_limit"].first().to_numpy()
+    capped = rounds["_won"].sum().to_numpy() > round_limit * bj.SCALE
     for n, kind in enumerate(plans):
         if kind is None:
             continue
@@ -413,7 +421,10 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
         elif kind == "payout":
             i = rng.choice(list(idx))
             delta = rng.choice((-500, 500, -frame.at[i, "bet"] // 2, frame.at[i, "bet"]))
-            net[i] += delta or 100
+            if capped[n] and net[i] > 0:
+                net[i] = -frame.at[i, "bet"]  # a lesser payment would be the lawful cut to the limit
+            else:
+                net[i] += delta or 100
             codes = [OUTCOME_CODE[bj.Outcome(frame.at[i, "_outcome"])]]
         elif kind == "PLB-INSURANCE-PAY":
             i = idx[frame["insurance"].to_numpy()[idx] > 0][0]
@@ -434,7 +445,7 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
             codes = ["PLB-POOL-COMMISSION"] + (["PLB-POOL-CAP"] if kind == "PLB-POOL-CAP" else [])
         elif kind == "PLB-PAY-LIMIT":
             i = rng.choice(list(idx))
-            net[i] = limit[i] + 10_000
+            net[i] = max(limit[i] + 10_000, net[i] + 100)  # above the limit and above the due
             codes = ["PLB-PAY-LIMIT", OUTCOME_CODE[bj.Outcome(frame.at[i, "_outcome"])]]
         else:
             codes = [kind]
@@ -442,6 +453,17 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
     frame["net_main"] = net
     frame["net_insurance"] = net_ins
     frame["pool_paid"] = pool_paid
+    # Every round paid over the limit (a planted overpayment, or a round of big hands paid in
+    # full); and a round over the limit that a fault cut short of it (a winning bet collected)
+    # by a céntimo per winning bet or more.
+    paid = np.maximum(net, 0) + np.maximum(net_ins, 0) + pool_paid
+    total = pd.Series(paid).groupby(frame["_round"].to_numpy()).sum().to_numpy()
+    short = capped & (round_limit - total >= np.maximum(rounds["_winners"].sum().to_numpy(), 1))
+    kept = np.array([plan != "PLB-CARDS" for plan in plans], bool)
+    for code, hit in (("PLB-PAY-LIMIT", total > round_limit), ("PLB-PAY-CAPPED", short)):
+        for n in np.flatnonzero(hit & kept):
+            i = by_round[n][0]
+            truth.append((frame.at[i, "table_id"], frame.at[i, "round_id"], code))
     frame["_bad_cards"] = ""
     for i, text in cards_text.items():
         frame.at[i, "_bad_cards"] = text

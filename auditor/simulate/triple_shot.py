@@ -209,7 +209,8 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
         return table[which] if category is None else table[which, category.astype(np.intp)]
 
     tie_push = per(lambda p: p.war_tie == "push")
-    frame["net_war"] = ts.war_settle(cards[:, 0], dealer[:, 0], frame["bet_war"].to_numpy(), tie_push) // ts.SCALE
+    war = ts.war_settle(cards[:, 0], dealer[:, 0], frame["bet_war"].to_numpy(), tie_push)
+    frame["net_war"] = war // ts.SCALE
     pays = per(lambda p: p.bj_pays)
     net, _ = ts.bj_settle(cards=cards, count=frame["_bjc"].to_numpy().astype(np.int16), dealer=dealer,
                           dealer_count=frame["dealer_bj_count"].to_numpy().astype(np.int16),
@@ -231,11 +232,19 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     bonus = ts.table_settle(frame["bonus_bet"].to_numpy(), per(lambda p: ts.ratio_table(p.bonus.model_dump()), cat))
     frame["net_bonus"] = np.where(frame["bonus_bet"].to_numpy() > 0, bonus // ts.SCALE, 0)
     frame["_limit"] = per(lambda p: p.cents("payment_limit") if p.payment_limit is not None else 10**15)
+    # What each hand wins (céntimos × SCALE), and on how many bets: a round whose winnings due
+    # exceed the limit is paid in full all the same (TS-PAY-LIMIT), unless a fault cuts it.
+    dues = (war, net, expected, np.where(frame["bonus_bet"].to_numpy() > 0, bonus, 0))
+    frame["_won"] = sum(np.maximum(d, 0) for d in dues)
+    frame["_winners"] = sum((d > 0).astype(np.int64) for d in dues)
 
 
 def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) -> pd.DataFrame:
     truth: list[tuple[str, str, str]] = []
     by_round = frame.groupby("_round", sort=True).indices
+    rounds = frame.groupby("_round")
+    limit = rounds["_limit"].first().to_numpy()
+    capped = rounds["_won"].sum().to_numpy() > limit * ts.SCALE
     nets = {c: frame[c].to_numpy().copy() for c in _PAYOUT.values()}
     cards_text: dict[int, str] = {}
     rejected = np.zeros(len(plans), bool)
@@ -256,24 +265,31 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
             bet = int(frame.at[i, {"net_war": "bet_war", "net_bj": "bet_bj", "net_poker": "bet_poker",
                                    "net_bonus": "bonus_bet"}[col]])
             delta = rng.choice((-500, 500, -bet // 2, bet, -2 * bet))
-            nets[col][i] += delta or 100
+            if capped[n] and nets[col][i] > 0:
+                nets[col][i] = -bet  # a lesser payment would be the lawful cut to the limit
+            else:
+                nets[col][i] += delta or 100
         elif kind == "TS-PAY-LIMIT":
             i = rng.choice(list(idx))
-            nets["net_poker"][i] = int(frame.at[i, "_limit"]) + 10_000
+            # Above the limit and above what the bet is due (in a round over the limit a
+            # payment up to the due is the lawful cut).
+            nets["net_poker"][i] = max(int(frame.at[i, "_limit"]) + 10_000, int(nets["net_poker"][i]) + 100)
             kind = "TS-POKER"  # the overpaid bet itself; the limit is added below
         truth.append((table, rnd, kind))
     for col, values in nets.items():
         frame[col] = values
     # The payment limit, over every audited round (a planted overpayment or a rare round
-    # of big hands alike).
+    # of big hands alike); and a round over the limit that a fault cut short of it (a winning
+    # bet collected) by a céntimo per winning bet or more, unless a hand of it cannot be
+    # valued (TS-SIX-CARDS: the audit then counts no winnings of that hand).
     paid = sum(np.maximum(frame[c].to_numpy(), 0) for c in _PAYOUT.values())
-    total = pd.Series(paid).groupby(frame["_round"].to_numpy()).sum()
-    limit = frame.groupby("_round")["_limit"].first()
-    over = total.index[(total > limit).to_numpy()]
-    for n in over:
-        if not rejected[n]:
+    total = pd.Series(paid).groupby(frame["_round"].to_numpy()).sum().to_numpy()
+    short = capped & (limit - total >= np.maximum(rounds["_winners"].sum().to_numpy(), 1))
+    short &= np.array([plan != "TS-SIX-CARDS" for plan in plans], bool)
+    for code, over in (("TS-PAY-LIMIT", total > limit), ("TS-PAY-CAPPED", short)):
+        for n in np.flatnonzero(over & ~rejected):
             i = by_round[n][0]
-            truth.append((frame.at[i, "table_id"], frame.at[i, "round_id"], "TS-PAY-LIMIT"))
+            truth.append((frame.at[i, "table_id"], frame.at[i, "round_id"], code))
     frame["_bad_cards"] = ""
     for i, text in cards_text.items():
         frame.at[i, "_bad_cards"] = text
