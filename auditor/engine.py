@@ -841,7 +841,8 @@ def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
             message = np.full(n, title, dtype=object)
         impact = np.full(n, None, dtype=object)
         if result.expected is not None and result.observed is not None and result.bound_only is not True:
-            impact = _money(result.observed[idx].astype(np.int64) - result.expected[idx].astype(np.int64),
+            impact = _money(result.impact[idx].astype(np.int64) if result.impact is not None else
+                            result.observed[idx].astype(np.int64) - result.expected[idx].astype(np.int64),
                             slice(None), result.scale)
             if result.bound_only is not False:  # per row
                 impact[result.bound_only[idx]] = None

@@ -21,7 +21,7 @@ from ..rowwise import frame_rows, rows_text
 
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
            "positions_result", "card_faults_result", "pay_limit_result", "capped_rounds",
-           "capped_pay_mismatch", "capped_pay_result", "pays_less_above", "round_index",
+           "capped_pay_mismatch", "capped_pay_result", "prizes_paid", "pays_less_above", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled", "categorical_objects", "text_codes",
            "unique_groups", "repeated", "seat_keys", "KEY_BASE"]
@@ -46,6 +46,9 @@ class CheckResult:
     # impact, which another finding of the same fault already reports (no double counting).
     # Per row (a bool array) where only some rows are bounds (see ``capped_pay_mismatch``).
     bound_only: bool | np.ndarray = False
+    # céntimos × scale: the money impact where it is not observed − expected (see
+    # ``pay_limit_result``); rows that are bounds still carry none.
+    impact: np.ndarray | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "violates", self.violates & self.applies)
@@ -399,16 +402,24 @@ def capped_rounds(ctx: GameContext, won: np.ndarray, scale: int = 1) -> np.ndarr
     return (limit >= 0) & (group_sum(won, ctx.rid, ctx.n_rounds) > limit * scale)
 
 
-def capped_pay_result(ctx: GameContext, capped: np.ndarray, paid: np.ndarray, winners: np.ndarray) -> CheckResult:
+def capped_pay_result(ctx: GameContext, capped: np.ndarray, prizes: np.ndarray, winners: np.ndarray) -> CheckResult:
     """Rounds whose winnings due exceed the posted payment limit (``capped``) and which pay
-    less than the limit: the prizes are subject to the limit, not forfeit, so such a round
-    pays the limit (``paid``: the winnings paid on each hand row). The limit shared among the
-    round's winning bets (``winners`` per hand row), each share rounded down to the céntimo,
-    comes short by less than a céntimo per bet: a shortfall of that size is not a finding."""
+    less than the limit in prizes: the prizes are subject to the limit, not forfeit, so such a
+    round pays the limit. ``prizes``: what each hand row was paid on the bets due to win (a
+    payment on another bet is its own rule's finding, and no prize). The limit shared among
+    the round's winning bets (``winners`` per hand row), each share rounded down to the
+    céntimo, comes short by less than a céntimo per bet: a shortfall of that size is not a
+    finding."""
     limit = ctx.param("payment_limit", cents=True)
-    total = group_sum(paid, ctx.rid, ctx.n_rounds)
+    total = group_sum(prizes, ctx.rid, ctx.n_rounds)
     bets = group_sum(winners, ctx.rid, ctx.n_rounds)
     return ctx.rounds_result(capped, limit - total >= np.maximum(bets, 1), expected=limit, observed=total)
+
+
+def prizes_paid(nets_and_dues) -> np.ndarray:
+    """What each hand row was paid on its bets due to win, from (settlement in céntimos, due)
+    pairs (due in céntimos × any scale): a payment on a bet not due to win is no prize."""
+    return sum(np.where(due > 0, np.maximum(net, 0), 0) for net, due in nets_and_dues)
 
 
 # A posted table's combinations, highest first (Art. 4 of the Let It Ride and Triple Shot
@@ -425,14 +436,19 @@ def pays_less_above(table) -> bool:
     return any(low > high for high, low in zip(ratios, ratios[1:]))
 
 
-def pay_limit_result(ctx: GameContext, paid: np.ndarray, capped: np.ndarray | None = None) -> CheckResult:
+def pay_limit_result(ctx: GameContext, paid: np.ndarray, capped: np.ndarray | None = None,
+                     prizes: np.ndarray | None = None) -> CheckResult:
     """Rounds whose total paid (``paid`` per hand row, summed by round) exceeds the posted
-    payment limit; not applicable where the profile posts no limit. The excess is the money
-    impact only in a round whose winnings due exceed the limit (``capped``; see
-    ``capped_pay_mismatch``): in another, the bets paid above their due carry it."""
+    payment limit; not applicable where the profile posts no limit. Only in a round whose
+    winnings due exceed the limit (``capped``; see ``capped_pay_mismatch``) does the finding
+    carry money: the prizes paid above the limit (``prizes``: see ``capped_pay_result``). In
+    another round, and for a payment on a bet not due to win, the pay rules carry it."""
     limit = ctx.param("payment_limit", cents=True)
     applies = limit >= 0
     total = group_sum(paid, ctx.rid, ctx.n_rounds)
-    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total,
-                             bound_only=True if capped is None else ~capped,
+    over = {"bound_only": True}
+    if capped is not None:
+        excess = group_sum(prizes, ctx.rid, ctx.n_rounds) - limit
+        over = {"bound_only": ~capped | (excess <= 0), "impact": excess}
+    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total, **over,
                              note="" if applies.any() or not len(applies) else "note.no_limits_posted")

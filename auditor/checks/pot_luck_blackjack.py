@@ -17,7 +17,7 @@ from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
 from ..cards import cards_text
-from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, CheckResult, group_any, group_max, group_sum, letters_text, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
+from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, CheckResult, group_any, group_max, group_sum, letters_text, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -192,6 +192,15 @@ class Context(GameContext):
         """What each hand row was paid in winnings: its main bet and insurance gains and its
         share of the pool."""
         return np.maximum(self.net_main, 0) + np.maximum(self.net_insurance, 0) + self.pool_paid
+
+    @cached_property
+    def prizes(self) -> np.ndarray:
+        """What each hand row was paid on its bets due to win (``checks.base.prizes_paid``),
+        and the pool at what its winners are due, on each round's first row: a pool paid
+        otherwise is the pool rules' finding."""
+        prizes = prizes_paid(((self.net_main, self.settlement[0]), (self.net_insurance, self.insurance_due)))
+        prizes[self.first] += self.pool.expected_paid
+        return prizes
 
     @cached_property
     def initial_score(self) -> np.ndarray:
@@ -519,7 +528,7 @@ def check_bet_limits(ctx: Context) -> CheckResult:
 
 def check_pay_limit(ctx: Context) -> CheckResult:
     """[PERU] The total paid in a round stays within the posted payment limit."""
-    return pay_limit_result(ctx, ctx.winnings_paid, ctx.capped)
+    return pay_limit_result(ctx, ctx.winnings_paid, ctx.capped, ctx.prizes)
 
 
 def check_capped_pay(ctx: Context) -> CheckResult:
@@ -527,7 +536,7 @@ def check_capped_pay(ctx: Context) -> CheckResult:
     winning main bets and insurance may be cut, each paid something and none more than due
     (the pay rules); the pool is the players' and is paid as Art. 18 says."""
     winners = (ctx.settlement[0] > 0).astype(np.int64) + (ctx.insurance_due > 0)
-    return capped_pay_result(ctx, ctx.capped, ctx.winnings_paid, winners)
+    return capped_pay_result(ctx, ctx.capped, ctx.prizes, winners)
 
 
 CHECKS = {

@@ -20,7 +20,7 @@ from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, pays_less_above, CheckResult, group_any, letters_text, money_text, column_values, joined, repeated, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, letters_text, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -138,13 +138,17 @@ class Context(GameContext):
     @cached_property
     def capped(self) -> np.ndarray:
         """Rounds whose winnings due exceed the posted payment limit (Art. 2 a.5, b)."""
-        won = sum(np.where(applies, np.maximum(due, 0), 0) for _, applies, due in self.settled.values())
-        return capped_rounds(self, won, ts.SCALE)
+        return capped_rounds(self, sum(np.maximum(due, 0) for _, due in self.due_to_win), ts.SCALE)
 
     @cached_property
     def winnings_paid(self) -> np.ndarray:
         """What each hand row was paid in winnings (every bet's gain, a loss counting nothing)."""
         return sum(np.maximum(net, 0) for net, _, _ in self.settled.values())
+
+    @cached_property
+    def due_to_win(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(settlement, due where its pay rule applies, else 0) of each bet."""
+        return [(net, np.where(applies, due, 0)) for net, applies, due in self.settled.values()]
 
     # --- evidence -----------------------------------------------------------------------
     def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:
@@ -323,14 +327,14 @@ def check_bet_limits(ctx: Context) -> CheckResult:
 
 def check_pay_limit(ctx: Context) -> CheckResult:
     """Art. 2 a.5, b: the total paid in a round stays within the posted payment limit."""
-    return pay_limit_result(ctx, ctx.winnings_paid, ctx.capped)
+    return pay_limit_result(ctx, ctx.winnings_paid, ctx.capped, prizes_paid(ctx.due_to_win))
 
 
 def check_capped_pay(ctx: Context) -> CheckResult:
     """Art. 2 a.5, b: a round whose winnings due exceed the posted payment limit pays the
     limit (each winning bet something, none more than due: the pay rules)."""
-    winners = sum((applies & (due > 0)).astype(np.int64) for _, applies, due in ctx.settled.values())
-    return capped_pay_result(ctx, ctx.capped, ctx.winnings_paid, winners)
+    winners = sum((due > 0).astype(np.int64) for _, due in ctx.due_to_win)
+    return capped_pay_result(ctx, ctx.capped, prizes_paid(ctx.due_to_win), winners)
 
 
 def check_paytable(ctx: Context) -> CheckResult:

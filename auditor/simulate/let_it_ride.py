@@ -134,7 +134,8 @@ def settle(h: dict, profiles: list[LetItRideProfile], which: np.ndarray, n_round
     h["_due_dollar"] = dd
     h["_capped"] = capped
     h["_limit"] = limit
-    h["_winners"] = (in1 & (d1 > 0)).astype(np.int64) + (in2 & (d2 > 0)) + (dd > 0) + (db > 0)
+    # What each bet in play is due, for the rounds over the limit (see _after_settlement).
+    h["_due"] = {"net_1": np.where(in1, d1, 0), "net_2": np.where(in2, d2, 0), "net_dollar": dd, "net_bonus": db}
 
 
 def simulate(rounds: int, seed: int, faults: float, profiles: list,
@@ -348,11 +349,11 @@ def _after_settlement(rng, h: dict, kind: np.ndarray):
             for col in NETS:
                 h[col][rows] = np.where(h[col][rows] > 0, np.maximum(h[col][rows] // 2, 1), h[col][rows])
         truth[r] = codes
-    # Any round over the payment limit that now pays short of it (the cut above, or a winning
-    # bet collected there by a payout fault) by a céntimo per winning bet or more.
+    # Any round over the payment limit that now pays short of it in prizes (the cut above, or
+    # a winning bet collected there by a payout fault) by a céntimo per winning bet or more.
     paid, winners = np.zeros(len(kind), np.int64), np.zeros(len(kind), np.int64)
-    np.add.at(paid, h["rid"], sum(np.maximum(h[col], 0) for col in NETS))
-    np.add.at(winners, h["rid"], h["_winners"])
+    np.add.at(paid, h["rid"], sum(np.where(h["_due"][col] > 0, np.maximum(h[col], 0), 0) for col in NETS))
+    np.add.at(winners, h["rid"], sum((h["_due"][col] > 0).astype(np.int64) for col in NETS))
     for r in np.flatnonzero(capped & (limit - paid >= np.maximum(winners, 1))).tolist():
         if kind[r] not in ("LIR-CARDS", "LIR-HAND") and "LIR-PAY-CAPPED" not in truth.get(r, []):
             truth.setdefault(r, []).append("LIR-PAY-CAPPED")

@@ -385,7 +385,7 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     # exceed the payment limit is paid in full all the same (PLB-PAY-LIMIT), unless a fault
     # cuts it (see _inject_after_settlement).
     frame["_won"] = np.maximum(expected, 0) + np.maximum(ins, 0) + paid * bj.SCALE
-    frame["_winners"] = (expected > 0).astype(np.int64) + (ins > 0)
+    frame["_due_main"], frame["_due_ins"], frame["_due_pool"] = expected, ins, paid
 
 
 def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) -> pd.DataFrame:
@@ -454,11 +454,17 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
     frame["net_insurance"] = net_ins
     frame["pool_paid"] = pool_paid
     # Every round paid over the limit (a planted overpayment, or a round of big hands paid in
-    # full); and a round over the limit that a fault cut short of it (a winning bet collected)
-    # by a céntimo per winning bet or more.
-    paid = np.maximum(net, 0) + np.maximum(net_ins, 0) + pool_paid
-    total = pd.Series(paid).groupby(frame["_round"].to_numpy()).sum().to_numpy()
-    short = capped & (round_limit - total >= np.maximum(rounds["_winners"].sum().to_numpy(), 1))
+    # full); and a round over the limit that a fault cut short of it in prizes (a winning bet
+    # collected; the pool counted at what it is due, its faults being its own rules') by a
+    # céntimo per winning bet or more.
+    of_round = frame["_round"].to_numpy()
+    total = pd.Series(np.maximum(net, 0) + np.maximum(net_ins, 0) + pool_paid).groupby(of_round).sum().to_numpy()
+    due_main, due_ins = frame["_due_main"].to_numpy(), frame["_due_ins"].to_numpy()
+    prizes = (np.where(due_main > 0, np.maximum(net, 0), 0) + np.where(due_ins > 0, np.maximum(net_ins, 0), 0)
+              + frame["_due_pool"].to_numpy())
+    winners = (due_main > 0).astype(np.int64) + (due_ins > 0)
+    short = capped & (round_limit - pd.Series(prizes).groupby(of_round).sum().to_numpy()
+                      >= np.maximum(pd.Series(winners).groupby(of_round).sum().to_numpy(), 1))
     kept = np.array([plan != "PLB-CARDS" for plan in plans], bool)
     for code, hit in (("PLB-PAY-LIMIT", total > round_limit), ("PLB-PAY-CAPPED", short)):
         for n in np.flatnonzero(hit & kept):

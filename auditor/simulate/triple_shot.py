@@ -236,7 +236,8 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     # exceed the limit is paid in full all the same (TS-PAY-LIMIT), unless a fault cuts it.
     dues = (war, net, expected, np.where(frame["bonus_bet"].to_numpy() > 0, bonus, 0))
     frame["_won"] = sum(np.maximum(d, 0) for d in dues)
-    frame["_winners"] = sum((d > 0).astype(np.int64) for d in dues)
+    for col, due in zip(_PAYOUT.values(), dues):
+        frame[f"_due_{col}"] = due
 
 
 def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) -> pd.DataFrame:
@@ -279,12 +280,17 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
     for col, values in nets.items():
         frame[col] = values
     # The payment limit, over every audited round (a planted overpayment or a rare round
-    # of big hands alike); and a round over the limit that a fault cut short of it (a winning
-    # bet collected) by a céntimo per winning bet or more, unless a hand of it cannot be
-    # valued (TS-SIX-CARDS: the audit then counts no winnings of that hand).
+    # of big hands alike); and a round over the limit that a fault cut short of it in prizes
+    # (a winning bet collected) by a céntimo per winning bet or more, unless a hand of it
+    # cannot be valued (TS-SIX-CARDS: the audit then counts no winnings of that hand).
+    of_round = frame["_round"].to_numpy()
     paid = sum(np.maximum(frame[c].to_numpy(), 0) for c in _PAYOUT.values())
-    total = pd.Series(paid).groupby(frame["_round"].to_numpy()).sum().to_numpy()
-    short = capped & (limit - total >= np.maximum(rounds["_winners"].sum().to_numpy(), 1))
+    total = pd.Series(paid).groupby(of_round).sum().to_numpy()
+    due = {c: frame[f"_due_{c}"].to_numpy() for c in _PAYOUT.values()}
+    prizes = sum(np.where(due[c] > 0, np.maximum(frame[c].to_numpy(), 0), 0) for c in _PAYOUT.values())
+    winners = sum((d > 0).astype(np.int64) for d in due.values())
+    short = capped & (limit - pd.Series(prizes).groupby(of_round).sum().to_numpy()
+                      >= np.maximum(pd.Series(winners).groupby(of_round).sum().to_numpy(), 1))
     short &= np.array([plan != "TS-SIX-CARDS" for plan in plans], bool)
     for code, over in (("TS-PAY-LIMIT", total > limit), ("TS-PAY-CAPPED", short)):
         for n in np.flatnonzero(over & ~rejected):
