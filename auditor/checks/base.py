@@ -446,9 +446,10 @@ def pay_limit_result(ctx: GameContext, paid: np.ndarray, capped: np.ndarray | No
     limit = ctx.param("payment_limit", cents=True)
     applies = limit >= 0
     total = group_sum(paid, ctx.rid, ctx.n_rounds)
-    over = {"bound_only": True}
+    bound, excess = True, None
     if capped is not None:
         excess = group_sum(prizes, ctx.rid, ctx.n_rounds) - limit
-        over = {"bound_only": ~capped | (excess <= 0), "impact": excess}
-    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total, **over,
+        bound = ~capped | (excess <= 0)
+    return ctx.rounds_result(applies, total > limit, expected=limit, observed=total, bound_only=bound,
+                             impact=excess,
                              note="" if applies.any() or not len(applies) else "note.no_limits_posted")

@@ -397,9 +397,9 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
     cards_text: dict[int, str] = {}
     which = pset.assign(frame["table_id"], pd.to_datetime(frame["started_at"], utc=True))
     limit = np.array([p.cents("payment_limit") or 10**12 for p in pset.profiles])[which]
-    rounds = frame.assign(_limit=limit).groupby("_round")
-    round_limit = rounds["_limit"].first().to_numpy()
-    capped = rounds["_won"].sum().to_numpy() > round_limit * bj.SCALE
+    of_round = frame["_round"].to_numpy()
+    round_limit = pd.Series(limit).groupby(of_round).first().to_numpy()
+    capped = frame.groupby("_round")["_won"].sum().to_numpy() > round_limit * bj.SCALE
     for n, kind in enumerate(plans):
         if kind is None:
             continue
@@ -457,7 +457,6 @@ def _inject_after_settlement(rng, frame: pd.DataFrame, plans, pset: ProfileSet) 
     # full); and a round over the limit that a fault cut short of it in prizes (a winning bet
     # collected; the pool counted at what it is due, its faults being its own rules') by a
     # céntimo per winning bet or more.
-    of_round = frame["_round"].to_numpy()
     total = pd.Series(np.maximum(net, 0) + np.maximum(net_ins, 0) + pool_paid).groupby(of_round).sum().to_numpy()
     due_main, due_ins = frame["_due_main"].to_numpy(), frame["_due_ins"].to_numpy()
     prizes = (np.where(due_main > 0, np.maximum(net, 0), 0) + np.where(due_ins > 0, np.maximum(net_ins, 0), 0)
