@@ -19,7 +19,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["kernel", "load8", "store8"]
+__all__ = ["kernel", "load8", "store8", "trailing_zeros", "popcount"]
 
 
 def kernel(fn):
@@ -52,3 +52,24 @@ def store8(typingctx, array, index, value):
         return context.get_dummy_value()
 
     return types.void(array, types.intp, types.uint64), codegen
+
+
+@intrinsic
+def trailing_zeros(typingctx, word):
+    """Inside a kernel: the number of zero bits below the lowest set bit of a word (one
+    instruction where the machine has it)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def popcount(typingctx, word):
+    """Inside a kernel: the number of set bits of a word."""
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen

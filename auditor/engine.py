@@ -325,11 +325,10 @@ def _round_consistency(table: HandTable, game: str, first: np.ndarray) -> list[t
     """Round fields repeated on each hand row must agree within the round (``first``: the
     first row of each row's round)."""
     out = []
-    rows = np.arange(len(first))
     for col in columns_of(game):
         if not col.round_level or col.name in ("table_id", "round_id"):
             continue
-        out.append((~same_text(table.runs[col.name], rows, first), col.name, "reject.round_fields_differ"))
+        out.append((~same_text(table.runs[col.name], first), col.name, "reject.round_fields_differ"))
     return out
 
 

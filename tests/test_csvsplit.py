@@ -82,6 +82,15 @@ def test_what_is_not_plain_is_declined():
         ["a", ""], ["b", ""], ["c", ""]]
 
 
+def test_fields_shorter_than_the_room_first_made_for_them():
+    """The split first makes room for a field per four bytes; a block of shorter fields is
+    looked over again with room for all of them."""
+    block = b"a,b\n" * 1000 + b",\n" * 500
+    columns = split_plain(np.frombuffer(block, np.uint8), 2, ",", [1])
+    assert [c.to_pylist() for c in columns] == [["a"] * 1000 + [""] * 500, ["b"] * 1000 + [""] * 500]
+    assert len(columns[1].dictionary) == 2
+
+
 def test_line_ends():
     def at(text: bytes) -> int:
         return last_line_end(np.frombuffer(text, np.uint8))

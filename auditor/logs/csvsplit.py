@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..compiled import kernel, load8, store8
+from ..compiled import kernel, load8, popcount, store8, trailing_zeros
 
 __all__ = ["split_plain", "last_line_end", "line_count"]
 
@@ -23,8 +23,7 @@ def split_plain(block: np.ndarray, ncols: int, delimiter: str, repeated=()) -> l
     index is in ``repeated`` (a round's fields, repeated on each of its rows) come
     run-encoded: a dictionary array whose entries are the runs of equal neighbouring values,
     so a value is copied once per round, not once per row."""
-    lines = int(np.count_nonzero(block == 10))
-    ends = _field_ends(block, ncols, ord(delimiter), lines)
+    ends = _field_ends(block, ncols, ord(delimiter))
     if ends is None:
         return None
     runs = np.zeros(ncols, np.bool_)
@@ -67,13 +66,6 @@ def _last_line_end(block):
     return cr
 
 
-# The byte of a word's lowest set bit, by a de Bruijn sequence: the lowest bit alone, times
-# the sequence, has a distinct top six bits for each of the 64 bits.
-_DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_LOW_BYTE = np.zeros(64, np.int64)
-_LOW_BYTE[[((1 << bit) * int(_DE_BRUIJN) % (1 << 64)) >> 58 for bit in range(64)]] = np.arange(64) >> 3
-
-
 @kernel
 def _zero_bytes(x, low7):
     """The high bit of each byte of ``x`` that is zero, and no other bit."""
@@ -81,40 +73,16 @@ def _zero_bytes(x, low7):
 
 
 @kernel
-def _field_ends(block, ncols, delimiter, lines):
+def _field_ends(block, ncols, delimiter):
     """Where each field ends (its separator or line end), field after field, or None when
-    the block is not plain. The bytes are read eight at a time, as a word in which the
-    separators are found all at once, lowest byte first; the line structure is then checked over the
-    separators only: every ``ncols``-th is a line end, and so are no others."""
-    full = lines * ncols  # a plain block has exactly so many
-    ends = np.empty(full + 1, np.int64)
-    found, cr, quote = 0, 0, False
-    words = len(block) // 8
-    ones, low7 = np.uint64(0x0101010101010101), np.uint64(0x7F7F7F7F7F7F7F7F)
-    separator, newline = np.uint64(delimiter) * ones, np.uint64(10) * ones
-    cr_byte, quote_byte = np.uint64(13) * ones, np.uint64(34) * ones  # rare: looked at byte by byte
-    text = block[:words * 8].view(np.uint64)
-    for w in range(words):
-        word = text[w]
-        if _zero_bytes(word ^ cr_byte, low7) | _zero_bytes(word ^ quote_byte, low7):
-            for i in range(w * 8, w * 8 + 8):
-                cr += block[i] == 13
-                quote |= block[i] == 34
-        marks = _zero_bytes(word ^ separator, low7) | _zero_bytes(word ^ newline, low7)
-        while marks:  # each separator, from the word's first byte (the lowest: little-endian) on
-            if found < full:  # past ``full``, the block is not plain: no need to keep more
-                ends[found] = w * 8 + _LOW_BYTE[((marks & (~marks + np.uint64(1))) * _DE_BRUIJN) >> np.uint64(58)]
-            found += 1
-            marks &= marks - np.uint64(1)
-    for i in range(words * 8, len(block)):
-        c = block[i]
-        if c == delimiter or c == 10:
-            if found < full:
-                ends[found] = i
-            found += 1
-        cr += c == 13
-        quote |= c == 34
-    if quote or found != full or (lines and ends[found - 1] != len(block) - 1):
+    the block is not plain. The line structure is checked over the separators only: every
+    ``ncols``-th is a line end, and so are no others."""
+    ends = np.empty(len(block) // 4 + 8, np.int64)
+    found, lines, cr, quote = _separators(block, delimiter, ends)
+    if found > len(ends):  # fields shorter than four bytes on average: found again, all kept
+        ends = np.empty(found, np.int64)
+        found, lines, cr, quote = _separators(block, delimiter, ends)
+    if quote or found != lines * ncols or (lines and ends[found - 1] != len(block) - 1):
         return None
     start = 0
     for r in range(lines):
@@ -129,6 +97,45 @@ def _field_ends(block, ncols, delimiter, lines):
     if cr:  # a CR that does not end a line
         return None
     return ends[:found]
+
+
+@kernel
+def _separators(block, delimiter, ends):
+    """(separators and line ends, line ends, carriage returns, whether a quote is found) in
+    the block; where each separator or line end is, in ``ends`` as far as it holds them. The
+    bytes are read eight at a time, as a word in which the separators are found all at once,
+    lowest byte first."""
+    found, lines, cr, quote = 0, 0, 0, False
+    words = len(block) // 8
+    ones, low7 = np.uint64(0x0101010101010101), np.uint64(0x7F7F7F7F7F7F7F7F)
+    separator, newline = np.uint64(delimiter) * ones, np.uint64(10) * ones
+    cr_byte, quote_byte = np.uint64(13) * ones, np.uint64(34) * ones  # rare: looked at byte by byte
+    text = block[:words * 8].view(np.uint64)
+    room = len(ends)
+    for w in range(words):
+        word = text[w]
+        if _zero_bytes(word ^ cr_byte, low7) | _zero_bytes(word ^ quote_byte, low7):
+            for i in range(w * 8, w * 8 + 8):
+                cr += block[i] == 13
+                quote |= block[i] == 34
+        line_ends = _zero_bytes(word ^ newline, low7)
+        marks = _zero_bytes(word ^ separator, low7) | line_ends
+        lines += np.int64(popcount(line_ends))
+        while marks:  # each separator, from the word's first byte (the lowest: little-endian) on
+            if found < room:
+                ends[found] = w * 8 + np.int64(trailing_zeros(marks) >> np.uint64(3))
+            found += 1
+            marks &= marks - np.uint64(1)
+    for i in range(words * 8, len(block)):
+        c = block[i]
+        if c == delimiter or c == 10:
+            if found < room:
+                ends[found] = i
+            found += 1
+            lines += c == 10
+        cr += c == 13
+        quote |= c == 34
+    return found, lines, cr, quote
 
 
 # Bytes after each column's in the buffer of the split: a field is copied eight bytes at a
@@ -157,12 +164,13 @@ def _columns(block, ends, ncols, runs):
     column after column; where each column's bytes begin; entries per column; entry of each
     row of each run-encoded column, one row per such column) of the fields ending at ``ends``.
     A column is run-encoded where ``runs`` says so (a value equal to the one above it is the
-    same entry); elsewhere its entries are its rows. Fields are compared and copied eight
-    bytes at a time. The rows whose line ends eight bytes or more before the block's end are
-    read from the block; the others, and the row above them (which they are compared with),
-    from a copy of the block's tail followed by eight zeros, so that no read passes an array's
-    end and the loops hold no byte-by-byte alternative (with one, LLVM compiled them a third
-    slower: 38 -> 27 ms for a 10 MB block)."""
+    same entry); elsewhere its entries are its rows. A first pass over the run-encoded columns
+    compares each field with the one above it; the length of every other column is told by
+    the sums of its field ends. A second pass copies the fields, eight bytes at a time. The
+    rows whose line ends eight bytes or more before the block's end are read from the block;
+    the others, and the row above them (which they are compared with), from a copy of the
+    block's tail followed by eight zeros, so that no read passes an array's end and the loops
+    hold no byte-by-byte alternative (with one, LLVM compiled them a third slower)."""
     rows = len(ends) // ncols
     size = len(block)
     fast = 0
@@ -171,31 +179,41 @@ def _columns(block, ends, ncols, runs):
     shift = ends[(fast - 1) * ncols - 1] + 1 if fast >= 2 else 0  # where row fast - 1 begins
     tail = np.zeros(size - shift + 8, np.uint8)
     tail[:size - shift] = block[shift:]
+    coded = np.flatnonzero(runs)
+    slot = np.cumsum(runs) - 1  # of a run-encoded column, among those
+    index = np.empty((len(coded), rows), np.int32)
     lengths = np.zeros(ncols, np.int64)
     entries = np.zeros(ncols, np.int64)
-    slot = np.cumsum(runs) - 1  # of a run-encoded column, among those
-    fresh = np.ones((rows, ncols), np.bool_)  # the field starts an entry
-    above = np.zeros((ncols, 2), np.int64)  # (start, stop) of the field above
-    start = 0
+    above = np.zeros((len(coded), 2), np.int64)  # (start, length) of the field above
     for r in range(rows):
         src, base = (block, 0) if r < fast else (tail, shift)
-        for c in range(ncols):
-            end = ends[r * ncols + c]
-            stop = end - 1 if c == ncols - 1 and end > start and block[end - 1] == 13 else end
-            if runs[c]:
-                n = stop - start
-                if r and above[c, 1] - above[c, 0] == n:
-                    fresh[r, c] = not _same_bytes(src, start - base, above[c, 0] - base, n)
-                above[c, 0], above[c, 1] = start, stop
-            if fresh[r, c]:
-                lengths[c] += stop - start
+        for j in range(len(coded)):
+            c = coded[j]
+            i = r * ncols + c
+            start = ends[i - 1] + 1 if i else 0
+            end = ends[i]
+            n = (end - 1 if c == ncols - 1 and end > start and block[end - 1] == 13 else end) - start
+            if not (r and n == above[j, 1] and _same_bytes(src, start - base, above[j, 0] - base, n)):
+                lengths[c] += n
                 entries[c] += 1
-            start = end + 1
+            index[j, r] = entries[c] - 1
+            above[j, 0], above[j, 1] = start, n
+    sums = np.zeros(ncols, np.int64)  # of each column's field ends
+    for r in range(rows):
+        for c in range(ncols):
+            sums[c] += ends[r * ncols + c]
+    for c in range(ncols):
+        if runs[c]:
+            continue
+        entries[c] = rows
+        if c:  # a field begins after the end of the one before it
+            lengths[c] = sums[c] - sums[c - 1] - rows
+        elif rows:  # and a row's first after the end of the row above
+            lengths[c] = sums[0] - (sums[ncols - 1] - ends[rows * ncols - 1]) - (rows - 1)
     bases = np.zeros(ncols + 1, np.int64)
     for c in range(ncols):
-        bases[c + 1] = bases[c] + lengths[c] + _PAD
+        bases[c + 1] = bases[c] + lengths[c] + _PAD  # (a CRLF's CR counted in the last column's)
     offsets = np.empty((ncols, rows + 1), np.int64)
-    index = np.empty((slot[-1] + 1, rows), np.int32)
     data = np.empty(bases[ncols], np.uint8)
     at = bases[:ncols].copy()
     count = np.zeros(ncols, np.int64)
@@ -204,7 +222,7 @@ def _columns(block, ends, ncols, runs):
         src, base = (block, 0) if r < fast else (tail, shift)
         for c in range(ncols):
             end = ends[r * ncols + c]
-            if fresh[r, c]:
+            if not runs[c] or r == 0 or index[slot[c], r] != index[slot[c], r - 1]:
                 stop = end - 1 if c == ncols - 1 and end > start and block[end - 1] == 13 else end
                 offsets[c, count[c]] = at[c] - bases[c]
                 count[c] += 1
@@ -212,9 +230,7 @@ def _columns(block, ends, ncols, runs):
                 for k in range(0, stop - start, 8):
                     store8(data, p + k, load8(src, start - base + k))
                 at[c] = p + stop - start
-            if runs[c]:
-                index[slot[c], r] = count[c] - 1
             start = end + 1
     for c in range(ncols):
         offsets[c, count[c]] = at[c] - bases[c]
-    return offsets, data, bases, entries, index
+    return offsets, data, bases, count, index

@@ -328,13 +328,14 @@ def _equal_neighbours(offsets, data):
     return run, starts[:runs]
 
 
-def same_text(runs: tuple[np.ndarray, pa.LargeStringArray], rows: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """Whether a round-level column holds the same text at ``rows`` as at ``other``."""
+def same_text(runs: tuple[np.ndarray, pa.LargeStringArray], other: np.ndarray) -> np.ndarray:
+    """Whether each row of a round-level column holds the same text as row ``other`` (one
+    per row)."""
     run, text = runs
-    same = run[rows] == run[other]
+    same = run == run[other]
     check = np.flatnonzero(~same)  # equal text may sit in two runs (A B A, or a round's rows apart)
     if len(check):
-        a, b = (text.take(pa.array(run[r[check]])) for r in (rows, other))
+        a, b = (text.take(pa.array(run[r])) for r in (check, other[check]))
         same[check] = pc.equal(a, b).to_numpy(zero_copy_only=False)
     return same
 
