@@ -402,17 +402,17 @@ def capped_rounds(ctx: GameContext, won: np.ndarray, scale: int = 1) -> np.ndarr
     return (limit >= 0) & (group_sum(won, ctx.rid, ctx.n_rounds) > limit * scale)
 
 
-def capped_pay_result(ctx: GameContext, capped: np.ndarray, prizes: np.ndarray, winners: np.ndarray) -> CheckResult:
+def capped_pay_result(ctx: GameContext, capped: np.ndarray, prizes: np.ndarray, dues) -> CheckResult:
     """Rounds whose winnings due exceed the posted payment limit (``capped``) and which pay
     less than the limit in prizes: the prizes are subject to the limit, not forfeit, so such a
     round pays the limit. ``prizes``: what each hand row was paid on the bets due to win (a
     payment on another bet is its own rule's finding, and no prize). The limit shared among
-    the round's winning bets (``winners`` per hand row), each share rounded down to the
-    céntimo, comes short by less than a céntimo per bet: a shortfall of that size is not a
-    finding."""
+    the round's winning bets (``dues``: what each bet of each hand row is due, at any scale;
+    a bet due more than nothing wins), each share rounded down to the céntimo, comes short by
+    less than a céntimo per bet: a shortfall of that size is not a finding."""
     limit = ctx.param("payment_limit", cents=True)
     total = group_sum(prizes, ctx.rid, ctx.n_rounds)
-    bets = group_sum(winners, ctx.rid, ctx.n_rounds)
+    bets = group_sum(sum((due > 0).astype(np.int64) for due in dues), ctx.rid, ctx.n_rounds)
     return ctx.rounds_result(capped, limit - total >= np.maximum(bets, 1), expected=limit, observed=total)
 
 

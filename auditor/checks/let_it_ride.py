@@ -19,7 +19,7 @@ from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, money_text, column_values, joined, repeated, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -74,14 +74,14 @@ class Context(GameContext):
         ratio, bonus_ratio = lir.posted_ratios(*self.hand_value, self.profiles.profiles, self.which[self.rid])
         rid = self.rid
         in_1, in_2 = self.ok & (self.pulled_1 == NOT_PULLED), self.ok & (self.pulled_2 == NOT_PULLED)
-        due_1, due_2, due_d, due_b, capped, _ = lir.dues(
-            ratio, bonus_ratio, self.bet_1, self.bet_2, self.bet_dollar, self.bonus_bet, in_1, in_2,
-            rid, self.n_rounds, self.param("payment_limit", cents=True))
+        due_1, due_2, due_d, due_b = lir.dues(ratio, bonus_ratio, self.bet_1, self.bet_2, self.bet_dollar,
+                                              self.bonus_bet)
         bets = ((self.net_1, np.where(in_1, due_1, 0)), (self.net_2, np.where(in_2, due_2, 0)),
                 (self.net_dollar, due_d), (self.net_bonus, due_b))
+        capped = capped_rounds(self, sum(np.maximum(due, 0) for _, due in bets))
         return {"due_1": due_1, "due_2": due_2, "due_dollar": due_d, "due_bonus": due_b, "capped": capped[rid],
-                "capped_rounds": capped, "winners": sum((due > 0).astype(np.int64) for _, due in bets),
-                "prizes": prizes_paid(bets), "ratio": ratio, "bonus_ratio": bonus_ratio}
+                "capped_rounds": capped, "dues": [due for _, due in bets], "prizes": prizes_paid(bets),
+                "ratio": ratio, "bonus_ratio": bonus_ratio}
 
     def wrong(self, net: np.ndarray, due: np.ndarray) -> np.ndarray:
         """A settlement that is not what the bet is due (a winning bet of a round over the
@@ -277,7 +277,7 @@ def check_capped_pay(ctx: Context) -> CheckResult:
     """Art. 2 a.5, b: a round whose winnings due exceed the posted payment limit pays the
     limit (each winning bet something, none more than due: LIR-PAY, LIR-BONUS)."""
     s = ctx.settlement
-    return capped_pay_result(ctx, s["capped_rounds"], s["prizes"], s["winners"])
+    return capped_pay_result(ctx, s["capped_rounds"], s["prizes"], s["dues"])
 
 
 CHECKS = {

@@ -535,8 +535,7 @@ def check_capped_pay(ctx: Context) -> CheckResult:
     """[PERU] A round whose winnings due exceed the posted payment limit pays the limit: its
     winning main bets and insurance may be cut, each paid something and none more than due
     (the pay rules); the pool is the players' and is paid as Art. 18 says."""
-    winners = (ctx.settlement[0] > 0).astype(np.int64) + (ctx.insurance_due > 0)
-    return capped_pay_result(ctx, ctx.capped, ctx.prizes, winners)
+    return capped_pay_result(ctx, ctx.capped, ctx.prizes, [ctx.settlement[0], ctx.insurance_due])
 
 
 CHECKS = {

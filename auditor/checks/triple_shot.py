@@ -333,8 +333,7 @@ def check_pay_limit(ctx: Context) -> CheckResult:
 def check_capped_pay(ctx: Context) -> CheckResult:
     """Art. 2 a.5, b: a round whose winnings due exceed the posted payment limit pays the
     limit (each winning bet something, none more than due: the pay rules)."""
-    winners = sum((due > 0).astype(np.int64) for _, due in ctx.due_to_win)
-    return capped_pay_result(ctx, ctx.capped, prizes_paid(ctx.due_to_win), winners)
+    return capped_pay_result(ctx, ctx.capped, prizes_paid(ctx.due_to_win), [due for _, due in ctx.due_to_win])
 
 
 def check_paytable(ctx: Context) -> CheckResult:

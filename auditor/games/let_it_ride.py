@@ -15,7 +15,6 @@ from math import comb
 import numpy as np
 
 from ..cards import RANKS
-from ..checks.base import group_sum
 from ..compiled import kernel
 from . import poker
 
@@ -155,18 +154,12 @@ def pull_strategy(paytable: tuple[tuple[str, int], ...], min_pair: int) -> tuple
 
 # --- settlement ------------------------------------------------------------------------
 
-def dues(ratio: np.ndarray, bonus_ratio: np.ndarray, bet_1, bet_2, bet_dollar, bonus_bet,
-         in_play_1, in_play_2, rid: np.ndarray, n_rounds: int, limit: np.ndarray):
+def dues(ratio: np.ndarray, bonus_ratio: np.ndarray, bet_1, bet_2, bet_dollar, bonus_bet):
     """What each bet is due, in céntimos: ``bet × ratio`` for a paying hand, ``-bet`` for a
-    losing one (``ratio`` is -1), and whether the round's winnings exceed the posted payment
-    limit (``limit`` per round, -1 = none posted), in which case the operator pays at most
-    the limit (Art. 2 a.5: prizes are subject to the posted limit per round)."""
+    losing one (``ratio`` is -1). (Whether a round's winnings exceed the posted payment
+    limit is the audit's ``checks.base.capped_rounds``.)"""
     due_1 = bet_1.astype(np.int64) * ratio
     due_2 = bet_2.astype(np.int64) * ratio
     due_d = bet_dollar.astype(np.int64) * ratio
     due_b = bonus_bet.astype(np.int64) * np.where(bonus_ratio > 0, bonus_ratio, -1)
-    won = (np.where(in_play_1, np.maximum(due_1, 0), 0) + np.where(in_play_2, np.maximum(due_2, 0), 0)
-           + np.maximum(due_d, 0) + np.maximum(due_b, 0))
-    total = group_sum(won, rid, n_rounds)
-    capped = (limit >= 0) & (total > limit)
-    return due_1, due_2, due_d, due_b, capped, total
+    return due_1, due_2, due_d, due_b

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..cards import RANKS, SUITS
+from ..checks.base import group_sum
 from ..games import let_it_ride as lir
 from ..logs.schema import PULL_VALUES
 from ..money import cents_text
@@ -119,8 +120,11 @@ def settle(h: dict, profiles: list[LetItRideProfile], which: np.ndarray, n_round
     ratio, bratio = lir.posted_ratios(cat, pair, profiles, which[rid])
     limit = np.array([p.cents("payment_limit") if p.payment_limit is not None else -1 for p in profiles])[which]
     in1, in2 = h["pulled_1"] == 0, h["pulled_2"] == 0
-    d1, d2, dd, db, capped, total = lir.dues(ratio, bratio, h["bet_1"], h["bet_2"], h["bet_dollar"], h["bonus_bet"],
-                                             in1, in2, rid, n_rounds, limit)
+    d1, d2, dd, db = lir.dues(ratio, bratio, h["bet_1"], h["bet_2"], h["bet_dollar"], h["bonus_bet"])
+    # What each bet in play is due, for the rounds over the limit (see _after_settlement).
+    due = {"net_1": np.where(in1, d1, 0), "net_2": np.where(in2, d2, 0), "net_dollar": dd, "net_bonus": db}
+    total = group_sum(sum(np.maximum(d, 0) for d in due.values()), rid, n_rounds)
+    capped = (limit >= 0) & (total > limit)
     c = capped[rid]
 
     def paid(due):
@@ -134,8 +138,7 @@ def settle(h: dict, profiles: list[LetItRideProfile], which: np.ndarray, n_round
     h["_due_dollar"] = dd
     h["_capped"] = capped
     h["_limit"] = limit
-    # What each bet in play is due, for the rounds over the limit (see _after_settlement).
-    h["_due"] = {"net_1": np.where(in1, d1, 0), "net_2": np.where(in2, d2, 0), "net_dollar": dd, "net_bonus": db}
+    h["_due"] = due
 
 
 def simulate(rounds: int, seed: int, faults: float, profiles: list,
