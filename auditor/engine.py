@@ -339,7 +339,9 @@ def _first_rows(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     stable sort."""
     rkey = df["_rkey"].to_numpy()
     of_run, starts = round_index(df)  # the runs of equal keys
-    keys = np.sort(rkey[starts])  # (np.unique would be ten times slower: it hashes)
+    # (np.unique would be ten times slower: it hashes; a stable sort passes once over keys
+    # in order, which the runs of a log's rounds are)
+    keys = np.sort(rkey[starts], kind="stable")
     if (keys[1:] != keys[:-1]).all():
         return starts, of_run
     order = np.argsort(rkey, kind="stable")
