@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..compiled import kernel, load8, popcount, store8, trailing_zeros
+from ..compiled import byte_marks, kernel, load8, popcount, store8, trailing_zeros
 
 __all__ = ["split_plain", "last_line_end", "line_count"]
 
@@ -67,12 +67,6 @@ def _last_line_end(block):
 
 
 @kernel
-def _zero_bytes(x, low7):
-    """The high bit of each byte of ``x`` that is zero, and no other bit."""
-    return ~(((x & low7) + low7) | x | low7)
-
-
-@kernel
 def _field_ends(block, ncols, delimiter):
     """Where each field ends (its separator or line end), field after field, or None when
     the block is not plain. The line structure is checked over the separators only: every
@@ -103,30 +97,25 @@ def _field_ends(block, ncols, delimiter):
 def _separators(block, delimiter, ends):
     """(separators and line ends, line ends, carriage returns, whether a quote is found) in
     the block; where each separator or line end is, in ``ends`` as far as it holds them. The
-    bytes are read eight at a time, as a word in which the separators are found all at once,
-    lowest byte first."""
+    bytes are searched sixty-four at a time (``byte_marks``), the separators of each stretch
+    then taken from its word of marks, lowest bit (first byte) first."""
     found, lines, cr, quote = 0, 0, 0, False
-    words = len(block) // 8
-    ones, low7 = np.uint64(0x0101010101010101), np.uint64(0x7F7F7F7F7F7F7F7F)
-    separator, newline = np.uint64(delimiter) * ones, np.uint64(10) * ones
-    cr_byte, quote_byte = np.uint64(13) * ones, np.uint64(34) * ones  # rare: looked at byte by byte
-    text = block[:words * 8].view(np.uint64)
+    stretches = len(block) // 64
     room = len(ends)
-    for w in range(words):
-        word = text[w]
-        if _zero_bytes(word ^ cr_byte, low7) | _zero_bytes(word ^ quote_byte, low7):
-            for i in range(w * 8, w * 8 + 8):
+    for w in range(stretches):
+        at = w * 64
+        if byte_marks(block, at, 13, 34):  # rare: looked at byte by byte
+            for i in range(at, at + 64):
                 cr += block[i] == 13
                 quote |= block[i] == 34
-        line_ends = _zero_bytes(word ^ newline, low7)
-        marks = _zero_bytes(word ^ separator, low7) | line_ends
-        lines += np.int64(popcount(line_ends))
-        while marks:  # each separator, from the word's first byte (the lowest: little-endian) on
+        lines += np.int64(popcount(byte_marks(block, at, 10, 10)))
+        marks = byte_marks(block, at, delimiter, 10)
+        while marks:
             if found < room:
-                ends[found] = w * 8 + np.int64(trailing_zeros(marks) >> np.uint64(3))
+                ends[found] = at + np.int64(trailing_zeros(marks))
             found += 1
             marks &= marks - np.uint64(1)
-    for i in range(words * 8, len(block)):
+    for i in range(stretches * 64, len(block)):
         c = block[i]
         if c == delimiter or c == 10:
             if found < room:
