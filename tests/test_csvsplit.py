@@ -11,7 +11,7 @@ import pyarrow.csv as pv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.logs.csvsplit import last_line_end, line_count, split_plain
+from auditor.logs.csvsplit import _separators, last_line_end, line_count, split_plain
 from auditor.logs.sources import open_source
 
 
@@ -89,6 +89,26 @@ def test_fields_shorter_than_the_room_first_made_for_them():
     columns = split_plain(np.frombuffer(block, np.uint8), 2, ",", [1])
     assert [c.to_pylist() for c in columns] == [["a"] * 1000 + [""] * 500, ["b"] * 1000 + [""] * 500]
     assert len(columns[1].dictionary) == 2
+
+
+def test_separators_found_64_bytes_at_a_time_are_every_one():
+    """Each separator and line end in order, with the counts of line ends and carriage
+    returns and whether a quote is there, at any length around the 64-byte stretches the
+    search reads at once, as a byte-by-byte look finds them; ``ends`` filled only as far as
+    it holds them."""
+    rng = np.random.default_rng(2026)
+    alphabet = np.frombuffer(b',;\n\r"a\x00\xff', np.uint8)
+    for size in [*range(0, 200), 4095, 4096, 4097]:
+        block = alphabet[rng.integers(0, len(alphabet), size)]
+        for delimiter in b",;":
+            marked = np.flatnonzero((block == delimiter) | (block == 10))
+            for room in (0, len(marked) // 2, len(marked) + 3):
+                ends = np.full(room, -1, np.int64)
+                found, lines, cr, quote = _separators(block, delimiter, ends)
+                assert (found, lines, cr, quote) == (len(marked), (block == 10).sum(), (block == 13).sum(),
+                                                     (block == 34).any())
+                held = min(room, found)
+                assert (ends[:held] == marked[:held]).all() and (ends[held:] == -1).all()
 
 
 def test_line_ends():
