@@ -159,13 +159,36 @@ class Context(GameContext):
         return out & seen
 
     @cached_property
+    def surrender_faults(self) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+        """Art. 9: surrenders the reglamento does not allow (``checks.base.reasons``)."""
+        n = self.n
+        return reasons(
+            (self.up_is_ace[self.rid], "reason.plb.surrender_dealer_ace"),
+            (self.in_split | (n[HIT] + n[DOUBLE] + n[SPLIT] + n[STAND] > 0) | (n[SURR] > 1),
+             "reason.plb.surrender_not_first"),
+        )
+
+    @cached_property
+    def even_money_faults(self) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+        """Art. 13: even money the reglamento does not allow (``checks.base.reasons``)."""
+        n = self.n
+        return reasons(
+            (~(self.natural & (self.hand == 0) & self.up_is_ace[self.rid]), "reason.plb.even_money_not_bj_ace"),
+            ((n[HIT] + n[DOUBLE] + n[SPLIT] + n[SURR] > 0) | self.after(EVEN), "reason.plb.even_money_late"),
+        )
+
+    @cached_property
     def settlement(self) -> tuple[np.ndarray, np.ndarray]:
         r = self.rid
+        surrendered, even_money = bj.lawful_choices(
+            surrendered=self.n[SURR] > 0, surrender_void=self.surrender_faults[0],
+            even_money=self.n[EVEN] > 0, even_money_void=self.even_money_faults[0],
+            dealer_natural=self.dealer_natural[r], player_natural=self.natural)
         return bj.settle_main(
             player_total=self.player_total, player_natural=self.natural,
             dealer_total=self.dealer_total[r], dealer_natural=self.dealer_natural[r],
-            bet=self.bet, double=self.double, surrendered=self.n[SURR] > 0,
-            even_money=self.n[EVEN] > 0, original_hand=self.hand == 0)
+            bet=self.bet, double=self.double, surrendered=surrendered,
+            even_money=even_money, original_hand=self.hand == 0)
 
     @cached_property
     def settlement_checked(self) -> tuple[np.ndarray, np.ndarray]:
@@ -277,14 +300,8 @@ def check_shoe(ctx: Context) -> CheckResult:
 def check_surrender(ctx: Context) -> CheckResult:
     """Art. 9: surrender only on the first two cards of the original hand, as the first
     decision, and never when the dealer's face-up card is an Ace."""
-    n = ctx.n
-    applies = n[SURR] > 0
-    violates, reason, keys = reasons(
-        (ctx.up_is_ace[ctx.rid], "reason.plb.surrender_dealer_ace"),
-        (ctx.in_split | (n[HIT] + n[DOUBLE] + n[SPLIT] + n[STAND] > 0) | (n[SURR] > 1),
-         "reason.plb.surrender_not_first"),
-    )
-    return ctx.hands_result(applies, violates, reason=reason, reasons=keys)
+    violates, reason, keys = ctx.surrender_faults
+    return ctx.hands_result(ctx.n[SURR] > 0, violates, reason=reason, reasons=keys)
 
 
 def _settled(ctx: Context, code: str | None, *, insurance=False) -> CheckResult:
@@ -388,13 +405,8 @@ def check_bj_pay(ctx: Context) -> CheckResult:
 def check_even_money(ctx: Context) -> CheckResult:
     """Art. 13: even money only for a player Black Jack against a dealer Ace, chosen before
     the voluntary deal (it ends the hand)."""
-    applies = ctx.n[EVEN] > 0
-    n = ctx.n
-    violates, reason, keys = reasons(
-        (~(ctx.natural & (ctx.hand == 0) & ctx.up_is_ace[ctx.rid]), "reason.plb.even_money_not_bj_ace"),
-        ((n[HIT] + n[DOUBLE] + n[SPLIT] + n[SURR] > 0) | ctx.after(EVEN), "reason.plb.even_money_late"),
-    )
-    return ctx.hands_result(applies, violates, reason=reason, reasons=keys)
+    violates, reason, keys = ctx.even_money_faults
+    return ctx.hands_result(ctx.n[EVEN] > 0, violates, reason=reason, reasons=keys)
 
 
 def check_even_money_pay(ctx: Context) -> CheckResult:

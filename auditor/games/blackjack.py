@@ -139,6 +139,19 @@ def dealer_play_faults(dealer: np.ndarray, count: np.ndarray, *, stand_on: int =
     return drew_when_standing, stood_when_hitting
 
 
+def lawful_choices(*, surrendered, surrender_void, even_money, even_money_void, dealer_natural,
+                   player_natural) -> tuple[np.ndarray, np.ndarray]:
+    """(surrendered, even money) as the hand is to be settled. A surrender or even money
+    the reglamento does not allow (Arts. 9 and 13) is void, and the hand is due what it
+    would have been due without it where that is known whatever its play would have been:
+    a surrendered hand against a dealer Black Jack (which takes the original bet of every
+    hand, Art. 13), even money taken on a player Black Jack (a push against a dealer Black
+    Jack, else 3 to 2). Elsewhere the hand's play stopped, what it was due is unknown, and
+    it is judged as settled by the choice it made (the choice is its own finding)."""
+    return (surrendered & ~(surrender_void & dealer_natural),
+            even_money & ~(even_money_void & player_natural))
+
+
 def settle_main(*, player_total, player_natural, dealer_total, dealer_natural, bet, double,
                 surrendered, even_money, original_hand, bj_pays=(3, 2)):
     """Expected net result of each hand's main bet (plus its double), in céntimos × SCALE,

@@ -349,11 +349,20 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     total = bj.totals(cards)[0]
     natural = (count == 2) & (total == 21) & ~in_split
     dealer_natural = bj.totals(dealer[:, :2])[0] == 21
+    # A planted surrender or even money the reglamento does not allow is settled as the audit
+    # settles it (games.blackjack.lawful_choices): the log pays what the hand is due.
+    up_ace = dealer[:, 0] >> 2 == bj.ACE_RANK
+    surrendered, even_money = bj.lawful_choices(
+        surrendered=actions.str.contains("R").to_numpy(),
+        surrender_void=up_ace | in_split | actions.str.contains("[HDPS]").to_numpy()
+        | (actions.str.count("R") > 1).to_numpy(),
+        even_money=actions.str.contains("E").to_numpy(),
+        even_money_void=~(natural & (hand == 0) & up_ace) | actions.str.contains("[HDPR]").to_numpy(),
+        dealer_natural=dealer_natural, player_natural=natural)
     expected, outcome = bj.settle_main(
         player_total=total, player_natural=natural, dealer_total=bj.totals(dealer)[0],
         dealer_natural=dealer_natural, bet=frame["bet"].to_numpy(), double=frame["double"].to_numpy(),
-        surrendered=actions.str.contains("R").to_numpy(), even_money=actions.str.contains("E").to_numpy(),
-        original_hand=hand == 0)
+        surrendered=surrendered, even_money=even_money, original_hand=hand == 0)
     frame["net_main"] = expected // bj.SCALE
     frame["_outcome"] = outcome
     ins = bj.insurance_expected(frame["insurance"].to_numpy(), bj.is_ten_value(dealer[:, 1]))
