@@ -24,7 +24,7 @@ from .base import most_copies, positions_result, deck_alternation_result, reason
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
 LETTERS = ""  # no actions column
-NOT_PULLED, PULL_CARDS, PULL_FIRST, PULL_SECOND = range(len(PULL_VALUES))
+NOT_PULLED, PULL_CARDS, PULL_SECOND = lir.NOT_PULLED, lir.PULL_CARDS, lir.PULL_SECOND
 SEATS = 7  # Art. 2 a
 
 
@@ -73,7 +73,7 @@ class Context(GameContext):
     def settlement(self):
         ratio, bonus_ratio = lir.posted_ratios(*self.hand_value, self.profiles.profiles, self.which[self.rid])
         rid = self.rid
-        in_1, in_2 = self.ok & (self.pulled_1 == NOT_PULLED), self.ok & (self.pulled_2 == NOT_PULLED)
+        in_1, in_2 = (self.ok & bet for bet in self.in_play)
         due_1, due_2, due_d, due_b = lir.dues(ratio, bonus_ratio, self.bet_1, self.bet_2, self.bet_dollar,
                                               self.bonus_bet)
         bets = ((self.net_1, np.where(in_1, due_1, 0)), (self.net_2, np.where(in_2, due_2, 0)),
@@ -82,6 +82,11 @@ class Context(GameContext):
         return {"due_1": due_1, "due_2": due_2, "due_dollar": due_d, "due_bonus": due_b, "capped": capped[rid],
                 "capped_rounds": capped, "dues": [due for _, due in bets], "prizes": prizes_paid(bets),
                 "ratio": ratio, "bonus_ratio": bonus_ratio}
+
+    @cached_property
+    def in_play(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bet 1, bet 2) not taken back, or taken back when that is not allowed (void)."""
+        return lir.in_play(self.pulled_1, self.pulled_2)
 
     def wrong(self, net: np.ndarray, due: np.ndarray) -> np.ndarray:
         """A settlement that is not what the bet is due (a winning bet of a round over the
@@ -230,12 +235,12 @@ def check_paytable(ctx: Context) -> CheckResult:
 
 def check_pay(ctx: Context) -> CheckResult:
     """Arts. 2 a.4 and 4: every bet still in play is paid at the posted ratio for the final
-    hand (a pair of tens or better); otherwise it is collected. The "$" bet is checked here
-    when it was settled (an unsettled "$" is LIR-DOLLAR)."""
+    hand (a pair of tens or better); otherwise it is collected. A bet taken back when that
+    is not allowed is still in play (``games.let_it_ride.in_play``), and so is the "$" bet,
+    always: left unsettled, it is this rule's finding with its money as well as LIR-DOLLAR's."""
     s = ctx.settlement
-    in_1 = ctx.ok & (ctx.pulled_1 == NOT_PULLED)
-    in_2 = ctx.ok & (ctx.pulled_2 == NOT_PULLED)
-    in_d = ctx.ok & (ctx.net_dollar != 0)
+    in_1, in_2 = (ctx.ok & bet for bet in ctx.in_play)
+    in_d = ctx.ok
     bad_1 = in_1 & ctx.wrong(ctx.net_1, s["due_1"])
     bad_2 = in_2 & ctx.wrong(ctx.net_2, s["due_2"])
     bad_d = in_d & ctx.wrong(ctx.net_dollar, s["due_dollar"])
@@ -248,8 +253,9 @@ def check_pay(ctx: Context) -> CheckResult:
 
 
 def check_withdrawn(ctx: Context) -> CheckResult:
-    """[STANDARD] A bet taken back neither wins nor loses: its settlement is 0."""
-    p1, p2 = ctx.pulled_1 != NOT_PULLED, ctx.pulled_2 != NOT_PULLED
+    """[STANDARD] A bet taken back neither wins nor loses: its settlement is 0. (Taken back
+    when that is not allowed, it is still in play: LIR-PAY judges it.)"""
+    p1, p2 = (~bet for bet in ctx.in_play)
     violates, reason, keys = reasons((p1 & (ctx.net_1 != 0), "reason.lir.withdrawn_1"),
                                       (p2 & (ctx.net_2 != 0), "reason.lir.withdrawn_2"))
     observed = np.where(p1, ctx.net_1, 0) + np.where(p2, ctx.net_2, 0)

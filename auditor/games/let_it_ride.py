@@ -154,6 +154,20 @@ def pull_strategy(paytable: tuple[tuple[str, int], ...], min_pair: int) -> tuple
 
 # --- settlement ------------------------------------------------------------------------
 
+# Where a bet was taken back (the log's ``pulled_1`` and ``pulled_2``, as indices into
+# ``logs.schema.PULL_VALUES``: not pulled, after the player's cards, after the first
+# community card, after the second).
+NOT_PULLED, PULL_CARDS, PULL_FIRST, PULL_SECOND = range(4)
+
+
+def in_play(pulled_1: np.ndarray, pulled_2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bet 1, bet 2) still in play. A bet is out only where it was taken back when that is
+    allowed [STANDARD]: bet 1 after the player's three cards, bet 2 before the second community
+    card. A withdrawal at another moment is void and the bet stays: what it is due is known,
+    since no decision of the player changes the five cards of the final hand."""
+    return pulled_1 != PULL_CARDS, (pulled_2 != PULL_CARDS) & (pulled_2 != PULL_FIRST)
+
+
 def dues(ratio: np.ndarray, bonus_ratio: np.ndarray, bet_1, bet_2, bet_dollar, bonus_bet):
     """What each bet is due, in céntimos: ``bet × ratio`` for a paying hand, ``-bet`` for a
     losing one (``ratio`` is -1). (Whether a round's winnings exceed the posted payment

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..cards import RANKS, SUITS
-from ..checks.base import group_sum
+from ..checks.base import capped_pay_mismatch, group_sum
 from ..games import let_it_ride as lir
 from ..logs.schema import PULL_VALUES
 from ..money import cents_text
@@ -119,9 +119,10 @@ def settle(h: dict, profiles: list[LetItRideProfile], which: np.ndarray, n_round
     cat, pair = lir.evaluate(lir.final_hands(h["cards"], h["community"], rid=rid))
     ratio, bratio = lir.posted_ratios(cat, pair, profiles, which[rid])
     limit = np.array([p.cents("payment_limit") if p.payment_limit is not None else -1 for p in profiles])[which]
-    in1, in2 = h["pulled_1"] == 0, h["pulled_2"] == 0
+    in1, in2 = lir.in_play(h["pulled_1"], h["pulled_2"])
     d1, d2, dd, db = lir.dues(ratio, bratio, h["bet_1"], h["bet_2"], h["bet_dollar"], h["bonus_bet"])
-    # What each bet in play is due, for the rounds over the limit (see _after_settlement).
+    # What each bet in play is due (a bet taken back when that is not allowed included), for
+    # the rounds over the limit and the payout faults (see _after_settlement).
     due = {"net_1": np.where(in1, d1, 0), "net_2": np.where(in2, d2, 0), "net_dollar": dd, "net_bonus": db}
     total = group_sum(sum(np.maximum(d, 0) for d in due.values()), rid, n_rounds)
     capped = (limit >= 0) & (total > limit)
@@ -131,8 +132,9 @@ def settle(h: dict, profiles: list[LetItRideProfile], which: np.ndarray, n_round
         cut = np.maximum(due * limit[rid] // np.maximum(total[rid], 1), 1)
         return np.where(c & (due > 0), cut, due)
 
-    h["net_1"] = np.where(in1, paid(d1), 0)
-    h["net_2"] = np.where(in2, paid(d2), 0)
+    # A bet taken back is settled at 0, also where that was not allowed (a planted LIR-PULL fault).
+    h["net_1"] = np.where(h["pulled_1"] == lir.NOT_PULLED, paid(d1), 0)
+    h["net_2"] = np.where(h["pulled_2"] == lir.NOT_PULLED, paid(d2), 0)
     h["net_dollar"] = paid(dd)
     h["net_bonus"] = paid(db)
     h["_due_dollar"] = dd
@@ -351,6 +353,12 @@ def _after_settlement(rng, h: dict, kind: np.ndarray):
         elif k == "LIR-PAY-CAPPED":  # every winning bet paid half its share of the limit
             for col in NETS:
                 h[col][rows] = np.where(h[col][rows] > 0, np.maximum(h[col][rows] // 2, 1), h[col][rows])
+        if k in ("LIR-PULL-1", "LIR-PULL-2", "LIR-DOLLAR"):
+            # The bet withdrawn (or the "$" left unsettled) is still in play: settled at 0, it is
+            # a payout finding too wherever its due is not (games.let_it_ride.in_play).
+            c = np.full(len(rows), bool(capped[r]))
+            if any(capped_pay_mismatch(h[col][rows], h["_due"][col][rows], 1, c).any() for col in NETS[:3]):
+                codes.append("LIR-PAY")
         truth[r] = codes
     # Any round over the payment limit that now pays short of it in prizes (the cut above, or
     # a winning bet collected there by a payout fault) by a céntimo per winning bet or more.
