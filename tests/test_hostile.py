@@ -120,6 +120,14 @@ def test_options_override_detection(tmp_path):
     assert result.exit_code == 2
     result = runner.invoke(app, ["audit", str(src), "--out", str(out), "--format", "json", "--encoding", "klingon"])
     assert result.exit_code == 2 and "klingon" in result.stderr
+    # An encoding the file is not in (UTF-16 without its mark), or a codec that is no text
+    # encoding: a message naming it, exit 2, no traceback; CSV and JSONL alike.
+    for name in ("clean.csv", "clean.jsonl"):
+        for encoding, said in (("utf-16", "utf-16"), ("utf-32", "utf-32"), ("base64", "base64"), ("rot13", "rot13")):
+            result = runner.invoke(app, ["audit", str(HERE / "files" / name), "--out", str(out), "--format", "json",
+                                         "--encoding", encoding])
+            assert result.exit_code == 2 and said in result.stderr, (name, encoding, result.output)
+            assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
 
 
 def test_table_ids_cannot_steer_output_paths(tmp_path):

@@ -516,9 +516,13 @@ def _choose_encoding(path: Path, scan: Scan, requested: str | None) -> tuple[str
     """(codec, read natively by Arrow, notes)."""
     if requested:
         try:
-            name = codecs.lookup(requested).name
+            codec = codecs.lookup(requested)
         except LookupError:
+            codec = None
+        # (base64, rot13, zlib and the like are codecs of Python's, but no text encoding)
+        if codec is None or not getattr(codec, "_is_text_encoding", True):
             raise InputError(str(path), "input.unknown_encoding", encoding=requested) from None
+        name = codec.name
         native = name in ("utf-8", "utf-8-sig") and scan.utf8
         return name, native, []
     if scan.utf16_bom:
@@ -588,6 +592,9 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None, head: bytes = 
                 first = fh.readline(1 << 20)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
+        except UnicodeError as exc:  # an encoding given that the file is not in (UTF-16 without its BOM)
+            raise InputError(str(path), "input.not_in_encoding", encoding=encoding,
+                             error=first_line(exc)) from None
     if not header.strip():
         raise InputError(str(path), "input.empty")
     if delimiter is None:
@@ -743,6 +750,9 @@ def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
                     return names, str(doc.get("started_at") or "")
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
+    except UnicodeError as exc:  # an encoding given that the file is not in (UTF-16 without its BOM)
+        raise InputError(str(path), "input.not_in_encoding", encoding=encoding,
+                         error=first_line(exc)) from None
     return [], ""
 
 
