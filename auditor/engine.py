@@ -67,12 +67,14 @@ class AuditResult:
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
-    """Every log file under the given files and folders, sorted, each once."""
+    """Every log file under the given files and folders, sorted, each once. A link named as
+    a log whose target is gone is listed too: opening it fails, and the report says so (an
+    export missing from a folder is not passed over in silence)."""
     found: set[Path] = set()
     for p in map(Path, paths):
         if p.is_dir():
-            found.update(f for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(SUFFIXES)
-                         and not f.name.lower().endswith(".truth.csv"))
+            found.update(f for f in p.rglob("*") if (f.is_file() or f.is_symlink() and not f.exists())
+                         and f.name.lower().endswith(SUFFIXES) and not f.name.lower().endswith(".truth.csv"))
         else:
             found.add(p)
     return sorted(found, key=lambda f: str(f))

@@ -135,3 +135,17 @@ def test_table_ids_cannot_steer_output_paths(tmp_path):
     from auditor.cli import REPORT_FILES
 
     assert all("/" not in name and ".." not in name for name in REPORT_FILES.values())
+
+
+def test_a_dangling_link_in_a_folder_is_an_unreadable_input(tmp_path):
+    """An export in a folder that is a link to a file gone is listed as unreadable (exit 2),
+    not passed over; the folder's other files are audited."""
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    (folder / "clean.csv").write_bytes((HERE / "files" / "clean.csv").read_bytes())
+    (folder / "mesa2.csv").symlink_to(tmp_path / "gone.csv")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["audit", str(folder), "--out", str(out), "--format", "json"])
+    assert result.exit_code == 2 and "mesa2.csv" in result.stderr, result.output
+    inputs = {Path(i["path"]).name: i for i in json.loads((out / "audit-report.json").read_text(encoding="utf-8"))["inputs"]}
+    assert inputs["mesa2.csv"]["error"] and inputs["clean.csv"]["records_audited"] > 0
