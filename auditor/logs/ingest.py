@@ -158,16 +158,21 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     df = columns_frame(typed)
     table = HandTable(df=df, matrices=matrices, runs=runs)
     # A CSV row with the wrong number of fields (marked by the reader): rejected for that,
-    # with its text, and for nothing else (its fields may be shifted or cut off).
-    forced = pc.greater(pc.binary_length(raw.column("_bad")), 0).to_numpy()
+    # with its text, and for nothing else (its fields may be shifted or cut off). Likewise a
+    # line that repeats the header (exports joined into one file): no round's data.
+    cut = pc.greater(pc.binary_length(raw.column("_bad")), 0).to_numpy()
+    header = (df["table_id"] == "table_id").to_numpy(bool) & (df["round_id"] == "round_id").to_numpy(bool)
+    forced = cut | header
     if not forced.any():
         return table, collect_rejects(df, problems)
     problems = [(mask & ~forced, f, r) for mask, f, r in problems]
-    idx = np.flatnonzero(forced)
+    idx = np.flatnonzero(cut)
     bad_text = raw.column("_bad").take(pa.array(idx)).to_numpy(zero_copy_only=False).astype(object)
     structural = _rejects(_files_at(df, idx), df["_line"].to_numpy()[idx], "", "reject.bad_fields",
                           bad_text, row=idx)
-    return table, pd.concat([structural, collect_rejects(df, problems)], ignore_index=True)
+    idx = np.flatnonzero(header & ~cut)
+    headers = _rejects(_files_at(df, idx), df["_line"].to_numpy()[idx], "", "reject.header_repeated", row=idx)
+    return table, pd.concat([structural, headers, collect_rejects(df, problems)], ignore_index=True)
 
 
 def _broadcast(value, index: np.ndarray):

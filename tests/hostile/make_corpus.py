@@ -139,6 +139,7 @@ def main() -> None:
                                                {**CLEAN[3], "net_main": "1.000,00"}]))
     write("duplicated_round_id.csv", csv_text(CLEAN + [CLEAN[0]]))
     write("duplicated_line.csv", csv_text([CLEAN[0], CLEAN[0], *CLEAN[1:]]))
+    write("header_repeated.csv", csv_text([*CLEAN[:2], dict(zip(HEADER, HEADER)), *CLEAN[2:]]))
     write("bad_timestamps.csv", csv_text([{**CLEAN[0], "started_at": "yesterday"}, CLEAN[1], CLEAN[2],
                                           {**CLEAN[3], "started_at": "2026-13-45T99:00:00"}]))
     write("nul_bytes.csv", csv_text([{**CLEAN[0], "dealer_id": "CR\x00-1"}, *CLEAN[1:]]))
