@@ -95,6 +95,7 @@ def main() -> None:
     write("utf16_bom_tab.csv", csv_text(accents, sep="\t"), encoding="utf-16")
     write("gzip.csv.gz", gz(clean.encode()))
     write("gzip_two_members.csv.gz", gz("".join(lines[:3]).encode()) + gz("".join(lines[3:]).encode()))
+    write("gzip_zero_padded.csv.gz", gz(clean.encode()) + b"\x00" * 1024)  # as some tape and copy tools leave it
     write("naive_timestamps.csv", csv_text([{**r, "started_at": r["started_at"][:-6]} for r in CLEAN]))
     write("rounds_out_of_time_order.csv", csv_text([CLEAN[3], CLEAN[1], CLEAN[2], CLEAN[0]]))
     write("blank_lines.csv", lines[0] + "\n" + lines[1] + "\r\n\n" + "".join(lines[2:]) + "\n\n")
