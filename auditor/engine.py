@@ -409,27 +409,32 @@ class _GameRun:
     def _examine(self, table: HandTable, rejects: pd.DataFrame):
         """What a chunk's rows and rounds say of themselves: (problems as (rows, field,
         reason), rows whose every field parsed, the rows in the audit's order, the hashes of
-        its rounds (see ``_round_hashes``), rows of a round an earlier file of the chunk gave)."""
+        its rounds (see ``_round_hashes``), each row's file within the chunk where two of its
+        files give the same round, else None)."""
         _add_round_keys(table.df)
         # Structural checks speak only of rows whose fields all parsed: a row with an
         # unreadable card is not also reported for having "too few cards".
         parsed = ~_row_mask(rejects, len(table.df))
         first, of_round = _first_rows(table.df)
-        again = _given_by_an_earlier_file(table.df, first[of_round])
-        if again.any():
+        parts = _given_by_an_earlier_file(table.df, first[of_round])
+        if parts is not None:
             first, of_round = _first_rows(table.df)
         problems = (self.plugin.validate(table) + _round_consistency(table, self.game, first[of_round])
                     + _out_of_range(table, self.game))
         return ([(mask & parsed, f, r) for mask, f, r in problems], parsed,
-                _audit_order(table.df, first[of_round]), _round_hashes(table.df, first, of_round), again)
+                _audit_order(table.df, first[of_round]), _round_hashes(table.df, first, of_round), parts)
 
     def add(self, prepared: _Prepared) -> None:
         p, game = self.plugin, self.game
         table, rejects, card_rows, card_text = prepared.table, prepared.rejects, prepared.card_rows, prepared.card_text
         del prepared
-        problems, parsed, order, rounds, again = self._examine(table, rejects)
-        problems.append(((self._seen_before(rounds) | again) & parsed, "round_id", "reject.round_repeated"))
+        problems, parsed, order, rounds, parts = self._examine(table, rejects)
         df = table.df
+        own = _row_mask(rejects, len(df))  # rows with a fault of their own
+        for mask, _, _ in problems:
+            own |= mask
+        repeat = self._repeats(df, rounds, parts, own) & parsed
+        problems.append((repeat, "round_id", "reject.round_repeated"))
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
         # A round is audited whole or not at all: its other rows are rejected too, each
@@ -442,16 +447,18 @@ class _GameRun:
             extra = collect_rejects(df, [(follow, "", "reject.round_incomplete")])
             extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
             rejects = pd.concat([rejects, extra], ignore_index=True)
+        self._claim(rounds, ~in_bad_round)
         for file, count in _rejected_records(df, rejects).items():
             self.rejected_records[file] = self.rejected_records.get(file, 0) + count
         self.rejects.append(rejects)
 
         card_faults = _card_faults(df, card_text, card_rows)
+        gaps = _gaps(df, own, repeat)
         accepted = _select(table, order[~in_bad_round[order]])
         for file, count in _records_per_file(accepted.df).items():
             self.audited_records[file] = self.audited_records.get(file, 0) + count
         del table, df
-        ctx = p.context(accepted, self.profiles, card_faults, self.previous)
+        ctx = p.context(accepted, self.profiles, card_faults, self.previous, gaps)
         violated = []
         for rule in p.spec.rule:
             try:
@@ -488,19 +495,43 @@ class _GameRun:
         self.totals["rounds"] += int(ctx.n_rounds)
         self.totals["hands"] += len(accepted.df)
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
-        self.previous = _last_per_table(accepted.df, ctx.first, card_faults, self.previous, game)
+        self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
 
-    def _seen_before(self, rounds: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        """Rows of a round that an earlier chunk already held (its rows were not together
-        in the export, or another file repeats it); ``rounds`` from ``_round_hashes``."""
+    def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
+                 own: np.ndarray) -> np.ndarray:
+        """Rows of a round audited already from an earlier chunk (its rows were not together
+        in the export, or another file repeats it), or given by an earlier file of this
+        chunk (``parts``, see ``_given_by_an_earlier_file``) in a copy that can be audited:
+        a copy rejected for a fault of its own (a row of it in ``own``) claims nothing, and
+        the round is audited from the first copy that can be, whichever chunk holds it.
+        ``rounds`` from ``_round_hashes``."""
         keys, of_row = rounds
+        repeat = self._seen(keys)[0][of_row]
+        if parts is not None:
+            rkey = df["_rkey"].to_numpy()
+            good = ~np.isin(rkey, np.unique(rkey[own]))
+            first_good = np.full(len(keys), np.iinfo(np.int64).max)
+            np.minimum.at(first_good, of_row[good], parts[good])
+            repeat |= parts > first_good[of_row]
+        return repeat
+
+    def _seen(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(which of the sorted round hashes ``keys`` were audited in an earlier chunk, where
+        each goes in ``self.seen``)."""
         at = np.searchsorted(self.seen, keys)
-        again = np.zeros(len(keys), bool)
-        if len(self.seen):
-            again = (at < len(self.seen)) & (self.seen[np.minimum(at, len(self.seen) - 1)] == keys)
+        if not len(self.seen):
+            return np.zeros(len(keys), bool), at
+        return (at < len(self.seen)) & (self.seen[np.minimum(at, len(self.seen) - 1)] == keys), at
+
+    def _claim(self, rounds: tuple[np.ndarray, np.ndarray], audited: np.ndarray) -> None:
+        """The rounds of the chunk's ``audited`` rows, remembered as audited."""
+        keys, of_row = rounds
+        claimed = np.zeros(len(keys), bool)
+        claimed[of_row[audited]] = True
+        known, at = self._seen(keys)
+        claimed &= ~known
         # Kept sorted by inserting, not re-sorting: the cost of a chunk does not grow with the log.
-        self.seen = np.insert(self.seen, at[~again], keys[~again])
-        return again[of_row]
+        self.seen = np.insert(self.seen, at[claimed], keys[claimed])
 
     def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
         for rej in record_rejects:
@@ -576,9 +607,9 @@ def _text_hashes(offsets, data):
     return hashes
 
 
-def _last_per_table(df: pd.DataFrame, first: np.ndarray, card_faults: pd.DataFrame, previous: list[dict],
+def _last_per_table(df: pd.DataFrame, first: np.ndarray, gaps: pd.DataFrame, previous: list[dict],
                     game: str) -> list[dict]:
-    """Each table's latest round so far (audited, or rejected for an unreadable card), with
+    """Each table's latest round so far (audited, or rejected for a fault of its own: ``gaps``), with
     the round-level fields, one record per table in the order of the tables: the carry that
     lets a chunk compare its first round of a table with the one before it (see
     ``checks.base.previous_rounds``). ``df`` is in the audit's order (see ``_audit_order``);
@@ -591,10 +622,10 @@ def _last_per_table(df: pd.DataFrame, first: np.ndarray, card_faults: pd.DataFra
         last = first[_latest(df["_tcode"].to_numpy()[first], df["started_at"].array.asi8[first],
                              df["_rcode"].to_numpy()[first])]
         offers += _records(df, last, ["table_id", "round_id", "started_at", *cols], rejected=False)
-    if len(card_faults):
-        latest_fault = _latest(_sorted_codes(card_faults["table_id"])[0], card_faults["started_at"].array.asi8,
-                               _sorted_codes(card_faults["round_id"])[0])
-        offers += _records(card_faults, latest_fault, ["table_id", "round_id", "started_at"], rejected=True)
+    if len(gaps):
+        latest_gap = _latest(_sorted_codes(gaps["table_id"])[0], gaps["started_at"].array.asi8,
+                             _sorted_codes(gaps["round_id"])[0])
+        offers += _records(gaps, latest_gap, ["table_id", "round_id", "started_at"], rejected=True)
     latest: dict[str, dict] = {}
     for offer in offers:  # a few per table
         held = latest.get(offer["table_id"])
@@ -641,23 +672,25 @@ def _add_round_keys(df: pd.DataFrame) -> None:
         df[name] = pd.Series(codes, index=df.index, copy=False)
 
 
-def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray:
-    """Rows of a round that an earlier file of the chunk already gave (``round_start``: the
-    first row of each row's round). A round belongs to the first file that gives it: the same
-    table and round id in a later file (an export sent twice) is a repeat, as it is when the
-    two files fall in different chunks (``_GameRun._seen_before``), so the answer does not
-    depend on the chunks. Such rows are given a round key of their own, one per file and
-    round, so that they are rejected by themselves, not with the round they repeat."""
+def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray | None:
+    """Each row's file within the chunk (0, 1, …, in the order they are read) where a
+    round of the chunk is given by two files, else None (``round_start``: the first row of
+    each row's round). The same table and round id in two files (an export sent twice) are
+    two copies of a round: the rows of each later copy are given a round key of their own,
+    one per file and round, so that each copy is judged by itself, and the round is audited
+    from one copy only (``_GameRun._repeats``), as it is when the files fall in different
+    chunks, so the answer does not depend on the chunks."""
     files = df["_file"].astype("category").array.codes
     part = np.r_[0, np.cumsum(files[1:] != files[:-1])]  # a chunk holds each file's rows together
     again = part != part[round_start]
-    if again.any():
-        rkey = df["_rkey"].to_numpy().copy()
-        fresh = rkey.max() + 1  # the new keys come after every key of the chunk
-        _, own = np.unique(part[again] * fresh + rkey[again], return_inverse=True)
-        rkey[again] = fresh + own
-        df["_rkey"] = pd.Series(rkey, index=df.index, copy=False)
-    return again
+    if not again.any():
+        return None
+    rkey = df["_rkey"].to_numpy().copy()
+    fresh = rkey.max() + 1  # the new keys come after every key of the chunk
+    _, own = np.unique(part[again] * fresh + rkey[again], return_inverse=True)
+    rkey[again] = fresh + own
+    df["_rkey"] = pd.Series(rkey, index=df.index, copy=False)
+    return part
 
 
 def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:
@@ -745,6 +778,21 @@ def _card_text(raw: pa.Table, table: HandTable, card_rows: np.ndarray) -> tuple[
         return [], []
     which = np.stack([table.matrices[name].bad[idx] for name in names], axis=1).argmax(axis=1)
     return [names[w] for w in which], [str(raw.column(names[w])[int(i)].as_py())[:80] for w, i in zip(which, idx)]
+
+
+def _gaps(df: pd.DataFrame, own: np.ndarray, repeat: np.ndarray) -> pd.DataFrame:
+    """(table_id, round_id, started_at) of each round rejected for a fault of its own (a row
+    of it in ``own``), not as a repeat (``repeat``) of a round audited from another copy:
+    such a round sits in its table's sequence (``checks.base.previous_rounds``). A round
+    whose table, id or time is unreadable has no place in one and is left out."""
+    cols = ["table_id", "round_id", "started_at"]
+    rkey = df["_rkey"].to_numpy()
+    gap = own & ~np.isin(rkey, np.unique(rkey[repeat])) if repeat.any() else own
+    rows = np.flatnonzero(gap)
+    _, first = np.unique(rkey[rows], return_index=True)  # each round's first such row
+    found = frame_rows(df[cols], rows[np.sort(first)])
+    placed = found["table_id"].notna() & found["round_id"].notna() & found["started_at"].notna()
+    return found if placed.all() else found[placed].reset_index(drop=True)
 
 
 def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataFrame:

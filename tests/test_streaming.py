@@ -134,6 +134,59 @@ def test_an_export_given_twice_is_audited_once_whatever_the_chunks(tmp_path, gam
     assert sorted(repeats)[-2] > 0.95
 
 
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_a_copy_that_cannot_be_audited_leaves_the_round_to_the_next_copy(tmp_path, game):
+    """A copy of a round rejected for a fault of its own (an amount that does not parse)
+    claims nothing: the round is audited from the next file's copy, and its finding is not
+    lost, whether the copies fall in one chunk or in several. (Read in a later chunk than
+    its table's later rounds, that copy has no known round before it there: a rule that
+    compares a round with the one before may count it checked in one chunk and not in
+    several; its findings are the same.)"""
+    log, _ = run(game, rounds=300, seed=6, faults=0.08, out=tmp_path / "b_log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    audited_alone = audit([log], profiles=PROFILES)
+    found_alone = set(map(tuple, audited_alone.findings[["table_id", "round_id", "code"]].to_numpy()))
+    # The round of a finding, broken in a copy that is read first (the same first time, a
+    # name before the log's).
+    table_id, round_id, _ = sorted(found_alone)[len(found_alone) // 2]
+    broken = frame.copy()
+    rows = broken.index[(broken["table_id"] == table_id) & (broken["round_id"] == round_id)]
+    money = next(c for c in broken.columns if c.startswith("net"))
+    broken.loc[rows[0], money] = "S/ 1.00"
+    broken.to_csv(tmp_path / "a_copy.csv", index=False)
+    reports = [audit([tmp_path / "a_copy.csv", log], profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
+    summaries = [_summary(r) for r in reports]
+    verdicts = [[(r.code, r.status, r.violations) for r in report.rules] for report in reports]
+    assert all(s[:1] + s[2:] == summaries[0][:1] + summaries[0][2:] for s in summaries[1:])
+    assert all(v == verdicts[0] for v in verdicts[1:])
+    found = set(map(tuple, reports[0].findings[["table_id", "round_id", "code"]].to_numpy()))
+    assert {f for f in found_alone if f[:2] == (table_id, round_id)} <= found
+    by_name = {Path(i.path).name: i for i in reports[0].inputs}
+    assert by_name["b_log.csv"].records_audited == len(rows)
+    rejected = reports[0].rejected
+    assert set(rejected[rejected["file"].str.endswith("a_copy.csv") & (rejected["reason"] == "reject.bad_amount")]
+               ["line"]) == {int(rows[0]) + 2}
+
+
+@pytest.mark.parametrize("game", ["let-it-ride", "triple-shot"])
+def test_a_round_rejected_for_its_amount_breaks_the_deck_sequence(tmp_path, game):
+    """A round rejected for a fault of its own (here an amount that does not parse) sits in
+    its table's sequence: the round after it is not compared with the round before it (the
+    same deck, two rounds apart), which made a false two-deck finding."""
+    log, _ = run(game, rounds=300, seed=6, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    assert audit([log], profiles=PROFILES).findings.empty
+    rows = frame.index[(frame["table_id"] == frame["table_id"].iloc[0])]
+    first = rows[frame.loc[rows, "round_id"] == frame.loc[rows, "round_id"].unique()[40]]
+    money = next(c for c in frame.columns if c.startswith("net"))
+    frame.loc[first[0], money] = "S/ 1.00"
+    frame.to_csv(log, index=False)
+    for chunk_rows in (10**9, 50):
+        result = audit([log], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert result.findings.empty, result.findings[["round_id", "code"]]
+        assert set(result.rejected["reason"]) <= {"reject.bad_amount", "reject.round_incomplete"}
+
+
 def test_reader_thread_hands_on_errors_and_stops_when_told():
     """The read-ahead thread: a reader's error is raised in the auditing thread, and an audit
     that stops early stops the reader (no thread left behind, blocked on a full queue)."""

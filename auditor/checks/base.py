@@ -104,20 +104,21 @@ def text_codes(columns: list[pd.Series], *, sort: bool = False, lower: bool = Fa
     return out
 
 
-def previous_rounds(rounds: pd.DataFrame, card_faults: pd.DataFrame, previous: list[dict],
+def previous_rounds(rounds: pd.DataFrame, gaps: pd.DataFrame, previous: list[dict],
                     columns: list[str], lower: tuple[str, ...] = ()) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """For each audited round, whether the table's round just before it (in time, across
     files and earlier chunks) is known, and whether each of ``columns`` holds the same text
     in both (those in ``lower`` compared without regard to case).
 
-    A round rejected for an unreadable card sits in the sequence too: the round after it has
-    no known predecessor (its deck, say, is unknown), so it is not compared across the gap.
-    ``previous`` is the engine's carry: each table's last round of the earlier chunks, as
-    records (see ``engine._last_per_table``)."""
+    A round rejected for a fault of its own (``gaps``: an unreadable card, an amount that
+    does not parse, …) sits in the sequence too: the round after it has no known
+    predecessor (its deck, say, is not known to be right), so it is not compared across the
+    gap, nor with the round before the gap. ``previous`` is the engine's carry: each table's
+    last round of the earlier chunks, as records (see ``engine._last_per_table``)."""
     parts = [(pd.DataFrame(previous), 0)] if previous else []
     parts.append((rounds, 1))
-    if len(card_faults):
-        parts.append((card_faults, 2))
+    if len(gaps):
+        parts.append((gaps, 2))
     kind = np.concatenate([np.full(len(p), k, np.int8) for p, k in parts])
     rejected = np.concatenate([p["_rejected"].to_numpy(dtype=bool) if k == 0 else np.full(len(p), k == 2)
                                for p, k in parts])
@@ -188,7 +189,7 @@ def deck_alternation_result(ctx, applies: np.ndarray) -> CheckResult:
     round uses the other deck than the table's round before it (across files and chunks),
     with backs of the other colour (compared without regard to case)."""
     rounds = ctx.rounds
-    known, same = previous_rounds(rounds, ctx.card_faults, ctx.previous, ["deck_id", "deck_color"],
+    known, same = previous_rounds(rounds, ctx.gaps, ctx.previous, ["deck_id", "deck_color"],
                                   lower=("deck_color",))
     violates, reason, keys = reasons((same["deck_id"], "reason.deck.not_alternated"),
                                      (same["deck_color"], "reason.deck.same_colour"))
@@ -346,12 +347,13 @@ class GameContext:
 
     ROUND_COLUMNS: tuple[str, ...] = ("table_id", "round_id", "started_at", "dealer_id", "_file", "_line")
 
-    def __init__(self, table, profiles, card_faults: pd.DataFrame, previous: list[dict] = ()):
+    def __init__(self, table, profiles, card_faults: pd.DataFrame, previous: list[dict], gaps: pd.DataFrame):
         df = table.df
         self.table = table
         self.profiles = profiles
         self.card_faults = card_faults
         self.previous = previous  # each table's last round in earlier chunks (engine carry)
+        self.gaps = gaps  # the chunk's rounds rejected for a fault of their own (engine._gaps)
         self.rid, self.first = round_index(df)
         self.n_rounds = len(self.first)
         self.hands = df.reset_index(drop=True)

@@ -73,8 +73,8 @@ class Context(GameContext):
     ROUND_COLUMNS = GameContext.ROUND_COLUMNS + ("shoe_id",)
 
     def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
-                 previous: list[dict] = ()):
-        super().__init__(table, profiles, card_faults, previous)
+                 previous: list[dict], gaps: pd.DataFrame):
+        super().__init__(table, profiles, card_faults, previous, gaps)
         df, first = table.df, self.first
         self.actions = table.matrices["actions"].cards
         self.dealer = rows_at(table.matrices["dealer_cards"].cards, first)

@@ -57,8 +57,8 @@ class Context(GameContext):
     ROUND_COLUMNS = GameContext.ROUND_COLUMNS + ("deck_id", "deck_color")
 
     def __init__(self, table: HandTable, profiles: ProfileSet, card_faults: pd.DataFrame,
-                 previous: list[dict] = ()):
-        super().__init__(table, profiles, card_faults, previous)
+                 previous: list[dict], gaps: pd.DataFrame):
+        super().__init__(table, profiles, card_faults, previous, gaps)
         df, first = table.df, self.first
         self.dealer = rows_at(table.matrices["dealer_cards"].cards, first)
         self.dcount = table.matrices["dealer_cards"].count[first].astype(np.int16)
