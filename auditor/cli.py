@@ -8,10 +8,10 @@ Reports go to files and catalogues to stdout; every diagnostic goes to stderr. A
 from __future__ import annotations
 
 import gc
-import inspect
 import logging
 import os
 import sys
+import textwrap
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -344,7 +344,6 @@ def explain(
         if wanted not in spec.codes:
             continue
         r = spec.get(wanted)
-        doc = inspect.cleandoc(GAMES[g].checks[wanted].__doc__ or "")
         lines = [
             f"{r.code} — {r.title_in(lang)}",
             "",
@@ -357,8 +356,9 @@ def explain(
         ]
         if r.quote:
             lines += ["", f"{t('report.quote', lang)}:", f"  «{r.quote}»"]
-        if doc:
-            lines += ["", f"{t('report.check', lang)}:", *("  " + line if line else "" for line in doc.splitlines())]
+        lines += ["", f"{t('report.check', lang)}:",
+                  *textwrap.wrap(r.check_in(lang), 92, initial_indent="  ", subsequent_indent="  ",
+                                 break_on_hyphens=False, break_long_words=False)]  # (rule codes whole)
         typer.echo("\n".join(lines))
         return
     _fail(t("cli.unknown_code", lang, code=code))

@@ -38,6 +38,7 @@ class RuleSpec(BaseModel):
     source: Literal["TEXT", "PERU", "STANDARD"]
     severity: Literal["info", "low", "medium", "high", "critical"]
     title: Titles
+    check: Titles  # what the check verifies, for `auditor explain` ("Qué verifica")
     quote: str
     params: tuple[str, ...] = ()
     # Filled from the directive header so that a rule carries its own citation.
@@ -46,6 +47,9 @@ class RuleSpec(BaseModel):
 
     def title_in(self, lang: str) -> str:
         return getattr(self.title, lang)
+
+    def check_in(self, lang: str) -> str:
+        return getattr(self.check, lang)
 
 
 class DirectiveSpec(BaseModel):

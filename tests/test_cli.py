@@ -241,13 +241,27 @@ def test_rules_catalogue():
 def test_explain():
     result = run("explain", "PLB-WIN")
     assert result.exit_code == 0
-    for text in ("PLB-WIN", "Art. 15", "Texto del reglamento", "1 a 1", "paid 1 to 1"):
+    for text in ("PLB-WIN", "Art. 15", "Texto del reglamento", "Qué verifica", "se paga 1 a 1"):
         assert text in result.stdout
+    assert "paid 1 to 1" not in result.stdout
     en = run("explain", "PLB-WIN", "--lang", "en")
-    assert "Text of the directive" in en.stdout
+    assert "Text of the directive" in en.stdout and "What it checks" in en.stdout and "paid 1 to 1" in en.stdout
     nope = run("explain", "NOPE")
     assert nope.exit_code == 2
     assert "NOPE" in nope.stderr
+
+
+def test_every_rule_says_what_it_checks_in_each_language():
+    """What a rule checks comes from its spec, in the language asked (it was the check's
+    English docstring in both)."""
+    from auditor.registry import GAMES, plugin
+
+    for game in sorted(GAMES):
+        for rule in plugin(game).spec.rule:
+            assert rule.check.es != rule.check.en, rule.code
+            for lang in ("es", "en"):
+                shown = " ".join(run("explain", rule.code, "--lang", lang).stdout.split())
+                assert rule.check_in(lang) in shown, (rule.code, lang)
 
 
 def test_simulate_unknown_game_exits_2(tmp_path):

@@ -162,8 +162,9 @@ def check_two_decks(ctx: Context) -> CheckResult:
     consecutive rounds use the two decks in turn (a round never uses the deck of the round
     before it) and the two decks' backs differ in colour (a round's back colour differs from
     the round before it). The posted profile says whether the table uses two decks ("Si se
-    utilizan dos barajas"); a table posted with one deck is not checked. A round whose predecessor was rejected for unreadable cards is not compared
-    across the gap: the deck of the rejected round is unknown."""
+    utilizan dos barajas"); a table posted with one deck is not checked. A round whose
+    predecessor was rejected for a fault of its own is not compared across the gap (see
+    ``checks.base.previous_rounds``)."""
     return deck_alternation_result(ctx, ctx.param("decks_per_table", missing=1) == 2)
 
 

@@ -218,7 +218,7 @@ def check_two_decks(ctx: Context) -> CheckResult:
     together): a round never uses the deck of the table's round before it, and its backs
     differ in colour from that round's. A deck may be replaced (a marked or missing card), so
     the ids seen over a day may be more than two. A round whose predecessor was rejected for
-    unreadable cards is not compared across the gap: that round's deck is unknown."""
+    a fault of its own is not compared across the gap (see ``checks.base.previous_rounds``)."""
     return deck_alternation_result(ctx, np.ones(ctx.n_rounds, bool))
 
 
