@@ -99,3 +99,15 @@ def test_a_withdrawal_outside_the_vocabulary_rejects_its_round(tmp_path):
     assert rejected.loc[rejected["line"] == 2, ["field", "reason"]].values.tolist() == [
         ["pulled_1", "reject.lir.bad_pull"]]
     assert result.inputs[0].records_read == len(rows) == result.totals["hands"] + len(rejected)
+
+
+def test_withdrawal_moments_name_the_log_values():
+    """The settlement's withdrawal moments are the log format's values, in its order; a bet
+    is out only where it was taken back when that is allowed."""
+    from auditor.logs.schema import PULL_VALUES
+
+    assert [PULL_VALUES[i] for i in (lir.NOT_PULLED, lir.PULL_CARDS, lir.PULL_FIRST, lir.PULL_SECOND)] == [
+        "", "cards", "first_community", "second_community"]
+    pulled = np.arange(len(PULL_VALUES))
+    in_1, in_2 = lir.in_play(pulled, pulled)
+    assert in_1.tolist() == [True, False, True, True] and in_2.tolist() == [True, False, False, True]
