@@ -149,3 +149,16 @@ def test_a_dangling_link_in_a_folder_is_an_unreadable_input(tmp_path):
     assert result.exit_code == 2 and "mesa2.csv" in result.stderr, result.output
     inputs = {Path(i["path"]).name: i for i in json.loads((out / "audit-report.json").read_text(encoding="utf-8"))["inputs"]}
     assert inputs["mesa2.csv"]["error"] and inputs["clean.csv"]["records_audited"] > 0
+
+
+def test_a_rejected_value_is_shown_as_the_log_gives_it(tmp_path):
+    """A value that does not type is rejected with the text the log gives (cut at 80
+    characters), so the inspector sees what was wrong; a missing value shows nothing."""
+    out = tmp_path / "out"
+    runner.invoke(app, ["audit", str(HERE / "files" / "non_numeric_amounts.csv"), str(HERE / "files" / "huge_field.csv"),
+                        "--out", str(out), "--format", "json"])
+    rejected = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))["rejected"]
+    shown = {(Path(r["file"]).name, r["reason_code"], r["detail"]) for r in rejected}
+    assert {("non_numeric_amounts.csv", "reject.bad_amount", "ten"),
+            ("non_numeric_amounts.csv", "reject.bad_amount", "1.000,00"),
+            ("huge_field.csv", "reject.bad_cards", ("AS " * 27)[:80])} <= shown, shown

@@ -164,7 +164,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     header = (df["table_id"] == "table_id").to_numpy(bool) & (df["round_id"] == "round_id").to_numpy(bool)
     forced = cut | header
     if not forced.any():
-        return table, collect_rejects(df, problems)
+        return table, _typing_rejects(df, raw, problems)
     problems = [(mask & ~forced, f, r) for mask, f, r in problems]
     idx = np.flatnonzero(cut)
     bad_text = raw.column("_bad").take(pa.array(idx)).to_numpy(zero_copy_only=False).astype(object)
@@ -172,7 +172,20 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
                           bad_text, row=idx)
     idx = np.flatnonzero(header & ~cut)
     headers = _rejects(_files_at(df, idx), df["_line"].to_numpy()[idx], "", "reject.header_repeated", row=idx)
-    return table, pd.concat([structural, headers, collect_rejects(df, problems)], ignore_index=True)
+    return table, pd.concat([structural, headers, _typing_rejects(df, raw, problems)], ignore_index=True)
+
+
+def _typing_rejects(df: pd.DataFrame, raw: pa.Table, problems) -> pd.DataFrame:
+    """Rejects of the values that did not type (``problems``, each naming its column), with
+    the value as the log gives it, cut at 80 characters, so that the report shows what was
+    wrong (a blank value has nothing to show)."""
+    rejects = collect_rejects(df, problems)
+    shown = (rejects["reason"] != "reject.missing").to_numpy()
+    for name in pd.unique(rejects["field"][shown]):
+        at = np.flatnonzero(shown & (rejects["field"] == name).to_numpy())
+        text = raw.column(name).take(pa.array(rejects["_row"].to_numpy()[at])).cast(pa.large_string())
+        rejects.loc[at, "detail"] = [v[:80] if v is not None else "" for v in text.to_pylist()]
+    return rejects
 
 
 def _broadcast(value, index: np.ndarray):
