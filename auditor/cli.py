@@ -240,6 +240,9 @@ def audit(
     summary = report["summary"]
     for item in result.input_errors:
         _say(t("cli.input_error", lang, path=item.path, error=item.error))
+    unaudited = _nothing_audited(result)
+    for item in unaudited:
+        _say(t("cli.nothing_audited", lang, path=item.path, rejected=item.records_rejected))
     _say(t("cli.summary", lang, rounds=summary["rounds_audited"], findings=summary["findings"],
            rejected=summary["records_rejected"]))
     if summary["no_activity"]:
@@ -249,13 +252,23 @@ def audit(
     for path in written:
         _say(t("cli.written", lang, path=path))
 
-    if result.input_errors:
+    if result.input_errors or unaudited:
         raise typer.Exit(2)
     if fail_on != "none":
         threshold = SEVERITIES.index(fail_on)
         rank = {s: i for i, s in enumerate(SEVERITIES)}
         if any(rank.get(f["severity"], len(SEVERITIES)) >= threshold for f in report["findings"]):
             raise typer.Exit(1)
+
+
+def _nothing_audited(result) -> list:
+    """Files that hold records none of which could be audited, for faults of their own (every
+    amount in a spreadsheet's format, say): a file whose rounds were all audited from another
+    file (an export given twice) is not one of them. An audit that read such a file has
+    audited nothing of it, which an exit code of 0 would hide from a scheduled job."""
+    repeats = set(result.rejected.loc[result.rejected["reason"] == "reject.round_repeated", "file"])
+    return [i for i in result.inputs if not i.error and i.records_read > 0 and i.records_audited == 0
+            and i.path not in repeats]
 
 
 # --- rules and explain --------------------------------------------------------------------

@@ -159,11 +159,14 @@ def test_header_only_log_is_no_activity(tmp_path):
 
 
 def test_all_rounds_rejected_is_no_activity(tmp_path):
+    """A file none of whose records could be audited: the reports are written (no activity),
+    and the exit code is 2, as for an unreadable file, whatever --fail-on says: a scheduled
+    job is not told that all went well."""
     log = write_log(tmp_path / "bad.csv", [hand("1", cards="9S 7X 2C")])
     out = tmp_path / "out"
     result = run("audit", log, "--out", out, "--fail-on", "none")
-    assert result.exit_code == 0, result.output
-    assert "1 registros rechazados" in result.stderr
+    assert result.exit_code == 2, result.output
+    assert "1 registros rechazados" in result.stderr and "ningún registro del archivo pudo auditarse" in result.stderr
     html = (out / "audit-report.html").read_text(encoding="utf-8")
     assert "Sin actividad" in html
     report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
