@@ -240,7 +240,7 @@ def audit(
     summary = report["summary"]
     for item in result.input_errors:
         _say(t("cli.input_error", lang, path=item.path, error=item.error))
-    unaudited = _nothing_audited(result)
+    unaudited = [i for i in result.inputs if i.path in result.unaudited]
     for item in unaudited:
         _say(t("cli.nothing_audited", lang, path=item.path, rejected=item.records_rejected))
     _say(t("cli.summary", lang, rounds=summary["rounds_audited"], findings=summary["findings"],
@@ -259,16 +259,6 @@ def audit(
         rank = {s: i for i, s in enumerate(SEVERITIES)}
         if any(rank.get(f["severity"], len(SEVERITIES)) >= threshold for f in report["findings"]):
             raise typer.Exit(1)
-
-
-def _nothing_audited(result) -> list:
-    """Files that hold records none of which could be audited, for faults of their own (every
-    amount in a spreadsheet's format, say): a file whose rounds were all audited from another
-    file (an export given twice) is not one of them. An audit that read such a file has
-    audited nothing of it, which an exit code of 0 would hide from a scheduled job."""
-    repeats = set(result.rejected.loc[result.rejected["reason"] == "reject.round_repeated", "file"])
-    return [i for i in result.inputs if not i.error and i.records_read > 0 and i.records_audited == 0
-            and i.path not in repeats]
 
 
 # --- rules and explain --------------------------------------------------------------------

@@ -59,6 +59,9 @@ class AuditResult:
     period: tuple[str | None, str | None] = (None, None)
     totals: dict = field(default_factory=dict)
     tables: dict[str, int] = field(default_factory=dict)  # rounds audited per table
+    # Files of which nothing was audited for faults of their own (every record rejected, some
+    # in rounds no other file's copy had audited): an audit that did not look at them.
+    unaudited: list[str] = field(default_factory=list)
     tool_version: str = __version__
 
     @property
@@ -107,6 +110,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     findings, rejected, firsts, lasts = [], [], [], []
     totals = {"rounds": 0, "hands": 0, "wagered": 0}
     tables: dict[str, int] = {}
+    unaudited: list[str] = []
     games = sorted(sources) if game is None else [game]
     for g in games:
         run = _GameRun(g, profiles, lang)
@@ -141,6 +145,8 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
                 rejected.append(collect_rejects(pd.DataFrame({"_file": [path], "_line": [0]}),
                                                 [(np.ones(1, bool), "", "reject.unread")]).assign(
                     detail=str(lost), _row=-1).drop(columns="_row"))
+            if not good and (lost > 0 or path in outcome["refused_files"]):
+                unaudited.append(path)
             inputs[path] = InputSummary(
                 path=path, sha256=src.sha256, game=g, records_read=src.records_read,
                 records_audited=good, records_rejected=bad,
@@ -151,7 +157,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     period = (_iso(min(firsts)), _iso(max(lasts))) if firsts else (None, None)
     return AuditResult(inputs=[inputs[k] for k in sorted(inputs)], rules=rules, findings=all_findings,
                        rejected=all_rejected, games=games, profiles=list(profiles), lang=lang, period=period,
-                       totals=totals, tables=dict(sorted(tables.items())))
+                       totals=totals, tables=dict(sorted(tables.items())), unaudited=sorted(unaudited))
 
 
 def _failed_input(path: Path, error: str) -> InputSummary:
@@ -379,7 +385,9 @@ class _GameRun:
         self.audited_records: dict[str, int] = {}
         self.totals = {"rounds": 0, "hands": 0, "wagered": 0}
         self.first = self.last = None
-        self.seen = np.zeros(0, np.uint64)
+        self.audited = np.zeros(0, np.uint64)  # hashes of the rounds audited (sorted)
+        self.refused_files: set[str] = set()  # files with a record rejected for a fault of its own
+        self.refused = np.zeros(0, np.uint64)  # of the rounds rejected, with their file's (sorted)
         self.previous: list[dict] = []  # see _last_per_table
         self.per_profile: dict[str, CheckResult] = {}
         self.tables: dict[str, int] = {}
@@ -433,7 +441,8 @@ class _GameRun:
         own = _row_mask(rejects, len(df))  # rows with a fault of their own
         for mask, _, _ in problems:
             own |= mask
-        repeat = self._repeats(df, rounds, parts, own) & parsed
+        in_file = _per_file(rounds[0][rounds[1]], df)
+        repeat = self._repeats(df, rounds, in_file, parts, own) & parsed
         problems.append((repeat, "round_id", "reject.round_repeated"))
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
@@ -447,13 +456,16 @@ class _GameRun:
             extra = collect_rejects(df, [(follow, "", "reject.round_incomplete")])
             extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
             rejects = pd.concat([rejects, extra], ignore_index=True)
-        self._claim(rounds, ~in_bad_round)
+        audited = self._remember(rounds, in_file, ~in_bad_round)
         for file, count in _rejected_records(df, rejects).items():
             self.rejected_records[file] = self.rejected_records.get(file, 0) + count
         self.rejects.append(rejects)
 
         card_faults = _card_faults(df, card_text, card_rows)
-        gaps = _gaps(df, own, repeat)
+        unaudited = own & ~audited[rounds[1]]  # of rounds that no copy has had audited
+        gaps = _gaps(df, unaudited)
+        if unaudited.any():
+            self.refused_files.update(pd.unique(df["_file"].to_numpy()[unaudited]).tolist())
         accepted = _select(table, order[~in_bad_round[order]])
         for file, count in _records_per_file(accepted.df).items():
             self.audited_records[file] = self.audited_records.get(file, 0) + count
@@ -497,16 +509,18 @@ class _GameRun:
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
         self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
 
-    def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
-                 own: np.ndarray) -> np.ndarray:
-        """Rows of a round audited already from an earlier chunk (its rows were not together
-        in the export, or another file repeats it), or given by an earlier file of this
-        chunk (``parts``, see ``_given_by_an_earlier_file``) in a copy that can be audited:
-        a copy rejected for a fault of its own (a row of it in ``own``) claims nothing, and
-        the round is audited from the first copy that can be, whichever chunk holds it.
-        ``rounds`` from ``_round_hashes``."""
+    def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], in_file: np.ndarray,
+                 parts: np.ndarray | None, own: np.ndarray) -> np.ndarray:
+        """Rows of a round audited already in an earlier chunk (its rows were not together in
+        the export, or another file repeats it), or rejected in an earlier chunk from the
+        same file (``in_file``: each row's round with its file, see ``_per_file``; the rest
+        of a round is not audited as if it were the whole), or given by an earlier file of
+        this chunk (``parts``, see ``_given_by_an_earlier_file``) in a copy that can be
+        audited. A copy rejected for a fault of its own (a row of it in ``own``) claims the
+        round for its own file only: the round is audited from the first other file's copy
+        that can be, whichever chunk holds it. ``rounds`` from ``_round_hashes``."""
         keys, of_row = rounds
-        repeat = self._seen(keys)[0][of_row]
+        repeat = _among(self.audited, keys)[0][of_row] | _among(self.refused, in_file)[0]
         if parts is not None:
             rkey = df["_rkey"].to_numpy()
             good = ~np.isin(rkey, np.unique(rkey[own]))
@@ -515,26 +529,24 @@ class _GameRun:
             repeat |= parts > first_good[of_row]
         return repeat
 
-    def _seen(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(which of the sorted round hashes ``keys`` were audited in an earlier chunk, where
-        each goes in ``self.seen``)."""
-        at = np.searchsorted(self.seen, keys)
-        if not len(self.seen):
-            return np.zeros(len(keys), bool), at
-        return (at < len(self.seen)) & (self.seen[np.minimum(at, len(self.seen) - 1)] == keys), at
-
-    def _claim(self, rounds: tuple[np.ndarray, np.ndarray], audited: np.ndarray) -> None:
-        """The rounds of the chunk's ``audited`` rows, remembered as audited."""
+    def _remember(self, rounds: tuple[np.ndarray, np.ndarray], in_file: np.ndarray, audited: np.ndarray) -> np.ndarray:
+        """The chunk's rounds remembered: those of its ``audited`` rows as audited, the others
+        as rejected from their file (see ``_repeats``). Returns, for each of the chunk's round
+        hashes, whether the round is audited, in this chunk or before."""
         keys, of_row = rounds
         claimed = np.zeros(len(keys), bool)
         claimed[of_row[audited]] = True
-        known, at = self._seen(keys)
-        claimed &= ~known
+        known, at = _among(self.audited, keys)
         # Kept sorted by inserting, not re-sorting: the cost of a chunk does not grow with the log.
-        self.seen = np.insert(self.seen, at[claimed], keys[claimed])
+        self.audited = np.insert(self.audited, at[claimed & ~known], keys[claimed & ~known])
+        refused = np.unique(in_file[~audited])
+        found, at = _among(self.refused, refused)
+        self.refused = np.insert(self.refused, at[~found], refused[~found])
+        return claimed | known
 
     def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
         for rej in record_rejects:
+            self.refused_files.update(rej["file"].unique().tolist())
             for file, count in rej.groupby("file").size().items():
                 self.rejected_records[file] = self.rejected_records.get(file, 0) + count
         rejects = pd.concat(self.rejects + record_rejects, ignore_index=True) if self.rejects else _empty_rejects()
@@ -559,7 +571,7 @@ class _GameRun:
             ["table_id", "started_at", "round_id", "seat", "hand", "code"], kind="stable", na_position="first"
         ).reset_index(drop=True)
         return {"rules": rules, "findings": found, "rejected": rejects, "rejected_records": self.rejected_records,
-                "audited_records": self.audited_records,
+                "audited_records": self.audited_records, "refused_files": self.refused_files,
                 "tables": self.tables,
                 "first": self.first, "last": self.last, "totals": self.totals}
 
@@ -780,15 +792,27 @@ def _card_text(raw: pa.Table, table: HandTable, card_rows: np.ndarray) -> tuple[
     return [names[w] for w in which], [str(raw.column(names[w])[int(i)].as_py())[:80] for w, i in zip(which, idx)]
 
 
-def _gaps(df: pd.DataFrame, own: np.ndarray, repeat: np.ndarray) -> pd.DataFrame:
-    """(table_id, round_id, started_at) of each round rejected for a fault of its own (a row
-    of it in ``own``), not as a repeat (``repeat``) of a round audited from another copy:
-    such a round sits in its table's sequence (``checks.base.previous_rounds``). A round
-    whose table, id or time is unreadable has no place in one and is left out."""
+def _among(known: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(which of ``keys`` the sorted array ``known`` holds, where each goes in it)."""
+    at = np.searchsorted(known, keys)
+    if not len(known):
+        return np.zeros(len(keys), bool), at
+    return (at < len(known)) & (known[np.minimum(at, len(known) - 1)] == keys), at
+
+
+def _per_file(round_hashes: np.ndarray, df: pd.DataFrame) -> np.ndarray:
+    """Each row's round hash combined with a hash of its file's name: the round in that file."""
+    return round_hashes * np.uint64(1_000_003) ^ _hashed(df["_file"], np.arange(len(df)))
+
+
+def _gaps(df: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """(table_id, round_id, started_at) of each round of the ``rows`` (rejected for a fault
+    of their own, of rounds not audited from another copy): such a round sits in its
+    table's sequence (``checks.base.previous_rounds``). A round whose table, id or time is
+    unreadable has no place in one and is left out."""
     cols = ["table_id", "round_id", "started_at"]
     rkey = df["_rkey"].to_numpy()
-    gap = own & ~np.isin(rkey, np.unique(rkey[repeat])) if repeat.any() else own
-    rows = np.flatnonzero(gap)
+    rows = np.flatnonzero(rows)
     _, first = np.unique(rkey[rows], return_index=True)  # each round's first such row
     found = frame_rows(df[cols], rows[np.sort(first)])
     placed = found["table_id"].notna() & found["round_id"].notna() & found["started_at"].notna()

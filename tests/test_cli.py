@@ -173,6 +173,19 @@ def test_all_rounds_rejected_is_no_activity(tmp_path):
     assert report["summary"]["records_read"] == 1 == report["summary"]["records_rejected"]
 
 
+def test_a_file_of_copies_and_unreadable_rounds_is_not_audited(tmp_path):
+    """A file none of whose records was audited: one a copy of a round another file has,
+    the other unreadable, is a file nothing of which was audited (exit 2); a file of copies
+    only is not (the copies' rounds were audited)."""
+    first = write_log(tmp_path / "a.csv", [hand("1")])
+    mixed = write_log(tmp_path / "b.csv", [hand("1"), hand("2", cards="9S 7X 2C")])
+    copies = write_log(tmp_path / "c.csv", [hand("1")])
+    result = run("audit", first, mixed, "--out", tmp_path / "o1", "--fail-on", "none")
+    assert result.exit_code == 2 and "b.csv" in result.stderr, result.output
+    result = run("audit", first, copies, "--out", tmp_path / "o2", "--fail-on", "none")
+    assert result.exit_code == 0, result.output
+
+
 def test_missing_file_exits_2(tmp_path):
     result = run("audit", tmp_path / "nope.csv", "--out", tmp_path / "out")
     assert result.exit_code == 2

@@ -187,6 +187,45 @@ def test_a_round_rejected_for_its_amount_breaks_the_deck_sequence(tmp_path, game
         assert set(result.rejected["reason"]) <= {"reject.bad_amount", "reject.round_incomplete"}
 
 
+def test_a_broken_copy_of_an_audited_round_is_no_gap_in_the_deck_sequence(tmp_path):
+    """A later file's copy of a round already audited, rejected for a fault of its own, is
+    not a gap in its table's sequence: the round after it is still compared with the round
+    audited, and its two-deck finding stays, in one chunk or several."""
+    log, _ = run("let-it-ride", rounds=300, seed=6, faults=0.08, out=tmp_path / "a_log.csv")
+    alone = audit([log], profiles=PROFILES)
+    decks = alone.findings[alone.findings["code"] == "LIR-TWO-DECKS"]
+    table_id, round_id = decks.iloc[0]["table_id"], decks.iloc[0]["round_id"]
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    table = frame[frame["table_id"] == table_id]
+    rounds = list(pd.unique(table["round_id"]))
+    before = table[table["round_id"] == rounds[rounds.index(round_id) - 1]].copy()
+    before[next(c for c in before.columns if c.startswith("net"))] = "S/ 1.00"  # no row of it reads
+    before.to_csv(tmp_path / "z_copy.csv", index=False)
+    for chunk_rows in (10**9, 50):
+        result = audit([log, tmp_path / "z_copy.csv"], profiles=PROFILES, chunk_rows=chunk_rows)
+        found = set(map(tuple, result.findings[["table_id", "round_id", "code"]].to_numpy()))
+        assert (table_id, round_id, "LIR-TWO-DECKS") in found, chunk_rows
+
+
+def test_the_rest_of_a_rejected_round_apart_in_its_file_is_not_audited(tmp_path):
+    """A round whose rows are apart in its file, the first rejected for a fault of its own:
+    its other rows are not audited as if they were the whole round, in one chunk or several."""
+    log, _ = run("pot-luck-blackjack", rounds=300, seed=4, faults=0.0, out=tmp_path / "plb.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    key = frame["table_id"] + "/" + frame["round_id"]
+    seats = frame.groupby(key)["seat"].nunique()
+    rows = frame.index[key == seats.index[seats > 1][0]]
+    # The round's first seat stays, one of its amounts broken; its other seats go to the end.
+    apart = rows[frame.loc[rows, "seat"] != frame.loc[rows[0], "seat"]]
+    frame.loc[rows[0], "net_main"] = "S/ 1.00"
+    frame = pd.concat([frame.drop(apart), frame.loc[apart]], ignore_index=True)
+    frame.to_csv(log, index=False)
+    for chunk_rows in (10**9, 200):
+        result = audit([log], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert result.inputs[0].records_rejected == len(rows), chunk_rows
+        assert result.totals["rounds"] == key.nunique() - 1, chunk_rows
+
+
 def test_reader_thread_hands_on_errors_and_stops_when_told():
     """The read-ahead thread: a reader's error is raised in the auditing thread, and an audit
     that stops early stops the reader (no thread left behind, blocked on a full queue)."""

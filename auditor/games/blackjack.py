@@ -145,10 +145,10 @@ def lawful_choices(*, surrendered, surrender_void, even_money, even_money_void, 
     the reglamento does not allow (Arts. 9 and 13) is void, and the hand is due what it
     would have been due without it where that is known whatever its play would have been:
     a surrendered hand against a dealer Black Jack (which takes the original bet of every
-    hand, Art. 13), even money taken on a player Black Jack (a push against a dealer Black
-    Jack, else 3 to 2). Elsewhere the hand's play stopped, what it was due is unknown, and
-    it is judged as settled by the choice it made (the choice is its own finding)."""
-    return (surrendered & ~(surrender_void & dealer_natural),
+    hand, Art. 13), a player Black Jack surrendered or taken even money on (a push against a
+    dealer Black Jack, else 3 to 2). Elsewhere the hand's play stopped, what it was due is
+    unknown, and it is judged as settled by the choice it made (the choice is its own finding)."""
+    return (surrendered & ~(surrender_void & (dealer_natural | player_natural)),
             even_money & ~(even_money_void & player_natural))
 
 

@@ -161,7 +161,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     # with its text, and for nothing else (its fields may be shifted or cut off). Likewise a
     # line that repeats the header (exports joined into one file): no round's data.
     cut = pc.greater(pc.binary_length(raw.column("_bad")), 0).to_numpy()
-    header = (df["table_id"] == "table_id").to_numpy(bool) & (df["round_id"] == "round_id").to_numpy(bool)
+    header = _names_itself(df["table_id"], "table_id") & _names_itself(df["round_id"], "round_id")
     forced = cut | header
     if not forced.any():
         return table, _typing_rejects(df, raw, problems)
@@ -173,6 +173,16 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     idx = np.flatnonzero(header & ~cut)
     headers = _rejects(_files_at(df, idx), df["_line"].to_numpy()[idx], "", "reject.header_repeated", row=idx)
     return table, pd.concat([structural, headers, _typing_rejects(df, raw, problems)], ignore_index=True)
+
+
+def _names_itself(values: pd.Series, name: str) -> np.ndarray:
+    """Rows whose value is the column's own name, as a header spells it (a byte-order mark
+    before it, as a spreadsheet writes one at the start of each export, and any case)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):  # each distinct value looked at once
+        named = values.cat.categories.str.lstrip("\ufeff").str.lower() == name
+        codes = values.cat.codes.to_numpy()
+        return np.append(np.asarray(named, bool), False)[codes]  # (code -1, a missing value: no)
+    return (values.str.lstrip("\ufeff").str.lower() == name).to_numpy(dtype=bool, na_value=False)
 
 
 def _typing_rejects(df: pd.DataFrame, raw: pa.Table, problems) -> pd.DataFrame:
@@ -210,6 +220,9 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
     if col.kind == Kind.TEXT:
         text, nul = _trimmed(arrow)
         found.append((nul, col.name, "reject.bad_text"))
+        if col.max_length is not None:
+            found.append((pc.greater(pc.utf8_length(text), col.max_length).to_numpy(zero_copy_only=False),
+                          col.name, "reject.too_long"))
         return pd.Series(pd.arrays.ArrowStringArray(text)), found
     if col.kind == Kind.CHOICE:
         text, nul = _trimmed(arrow)

@@ -209,6 +209,7 @@ class Column(BaseModel):
     minimum: int | None = None  # bounds of a whole-number field (ge / le in the model)
     maximum: int | None = None
     choices: tuple[str, ...] = ()  # the words of a choice field
+    max_length: int | None = None  # of a text field, in characters
 
 
 @functools.cache
@@ -224,11 +225,12 @@ def columns_of(game: str) -> tuple[Column, ...]:
             extra = info.json_schema_extra or {}
             if "x-kind" not in extra:
                 continue
-            bounds = {type(m).__name__: getattr(m, "ge", getattr(m, "le", None)) for m in info.metadata}
+            bounds = {type(m).__name__: getattr(m, "ge", getattr(m, "le", getattr(m, "max_length", None)))
+                      for m in info.metadata}
             out.append(Column(name=name, kind=extra["x-kind"], required=extra["x-required"],
                               width=extra.get("x-width"), round_level=round_level,
                               minimum=bounds.get("Ge"), maximum=bounds.get("Le"),
-                              choices=tuple(extra.get("x-choices", ()))))
+                              choices=tuple(extra.get("x-choices", ())), max_length=bounds.get("MaxLen")))
     return tuple(out)
 
 

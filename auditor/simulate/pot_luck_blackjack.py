@@ -350,14 +350,17 @@ def _settle(frame: pd.DataFrame, pset: ProfileSet) -> None:
     natural = (count == 2) & (total == 21) & ~in_split
     dealer_natural = bj.totals(dealer[:, :2])[0] == 21
     # A planted surrender or even money the reglamento does not allow is settled as the audit
-    # settles it (games.blackjack.lawful_choices): the log pays what the hand is due.
+    # settles it (games.blackjack.lawful_choices): the log pays what the hand is due. What is
+    # void is read here from the decision letters, apart from the audit's own reading of them
+    # (checks.pot_luck_blackjack: Context.surrender_faults, even_money_faults), which the
+    # truth files then test.
     up_ace = dealer[:, 0] >> 2 == bj.ACE_RANK
     surrendered, even_money = bj.lawful_choices(
         surrendered=actions.str.contains("R").to_numpy(),
         surrender_void=up_ace | in_split | actions.str.contains("[HDPS]").to_numpy()
         | (actions.str.count("R") > 1).to_numpy(),
         even_money=actions.str.contains("E").to_numpy(),
-        even_money_void=~(natural & (hand == 0) & up_ace) | actions.str.contains("[HDPR]").to_numpy(),
+        even_money_void=~(natural & (hand == 0) & up_ace) | actions.str.contains("[HDPR]|[RPDHS].*E").to_numpy(),
         dealer_natural=dealer_natural, player_natural=natural)
     expected, outcome = bj.settle_main(
         player_total=total, player_natural=natural, dealer_total=bj.totals(dealer)[0],

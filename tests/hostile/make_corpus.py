@@ -141,10 +141,13 @@ def main() -> None:
     write("duplicated_round_id.csv", csv_text(CLEAN + [CLEAN[0]]))
     write("duplicated_line.csv", csv_text([CLEAN[0], CLEAN[0], *CLEAN[1:]]))
     write("header_repeated.csv", csv_text([*CLEAN[:2], dict(zip(HEADER, HEADER)), *CLEAN[2:]]))
+    # Excel's "CSV UTF-8" starts each export with a byte-order mark: two joined, one stands mid-file.
+    write("header_repeated_bom.csv", csv_text(CLEAN[:2]) + "\ufeff" + csv_text(CLEAN[2:]))
     write("bad_timestamps.csv", csv_text([{**CLEAN[0], "started_at": "yesterday"}, CLEAN[1], CLEAN[2],
                                           {**CLEAN[3], "started_at": "2026-13-45T99:00:00"}]))
     write("nul_bytes.csv", csv_text([{**CLEAN[0], "dealer_id": "CR\x00-1"}, *CLEAN[1:]]))
     write("huge_field.csv", csv_text([{**CLEAN[0], "cards": "AS " * 5000}, *CLEAN[1:]]))
+    write("long_identifier.csv", csv_text([{**CLEAN[0], "dealer_id": "CR-" + "9" * 62}, *CLEAN[1:]]))  # 65 characters
     write("seat_not_a_number.csv", csv_text([{**CLEAN[0], "seat": "1e3"}, *CLEAN[1:]]))
     write("times_out_of_range.csv", csv_text([{**CLEAN[0], "started_at": "0001-01-01T00:00:00Z"}, CLEAN[1], CLEAN[2],
                                               {**CLEAN[3], "started_at": "9999-12-31T23:59:59+14:00"}]))
