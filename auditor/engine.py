@@ -386,7 +386,8 @@ class _GameRun:
         self.totals = {"rounds": 0, "hands": 0, "wagered": 0}
         self.first = self.last = None
         self.audited = np.zeros(0, np.uint64)  # hashes of the rounds audited (sorted)
-        self.refused_files: set[str] = set()  # files with a record rejected for a fault of its own
+        self.refused_files: set[str] = set()  # files with a record rejected for its own fault, of a round
+        # that no copy had audited then (see AuditResult.unaudited)
         self.refused = np.zeros(0, np.uint64)  # of the rounds rejected, with their file's (sorted)
         self.previous: list[dict] = []  # see _last_per_table
         self.per_profile: dict[str, CheckResult] = {}
