@@ -442,8 +442,7 @@ class _GameRun:
         own = _row_mask(rejects, len(df))  # rows with a fault of their own
         for mask, _, _ in problems:
             own |= mask
-        in_file = _per_file(rounds[0][rounds[1]], df)
-        repeat = self._repeats(df, rounds, in_file, parts, own) & parsed
+        repeat = self._repeats(df, rounds, parts, own) & parsed
         problems.append((repeat, "round_id", "reject.round_repeated"))
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
@@ -457,7 +456,7 @@ class _GameRun:
             extra = collect_rejects(df, [(follow, "", "reject.round_incomplete")])
             extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
             rejects = pd.concat([rejects, extra], ignore_index=True)
-        audited = self._remember(rounds, in_file, ~in_bad_round)
+        audited = self._remember(df, rounds, ~in_bad_round)
         for file, count in _rejected_records(df, rejects).items():
             self.rejected_records[file] = self.rejected_records.get(file, 0) + count
         self.rejects.append(rejects)
@@ -510,18 +509,20 @@ class _GameRun:
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
         self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
 
-    def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], in_file: np.ndarray,
-                 parts: np.ndarray | None, own: np.ndarray) -> np.ndarray:
+    def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
+                 own: np.ndarray) -> np.ndarray:
         """Rows of a round audited already in an earlier chunk (its rows were not together in
         the export, or another file repeats it), or rejected in an earlier chunk from the
-        same file (``in_file``: each row's round with its file, see ``_per_file``; the rest
-        of a round is not audited as if it were the whole), or given by an earlier file of
+        same file (see ``_per_file``; the rest of a round is not audited as if it were the
+        whole), or given by an earlier file of
         this chunk (``parts``, see ``_given_by_an_earlier_file``) in a copy that can be
         audited. A copy rejected for a fault of its own (a row of it in ``own``) claims the
         round for its own file only: the round is audited from the first other file's copy
         that can be, whichever chunk holds it. ``rounds`` from ``_round_hashes``."""
         keys, of_row = rounds
-        repeat = _among(self.audited, keys)[0][of_row] | _among(self.refused, in_file)[0]
+        repeat = _among(self.audited, keys)[0][of_row]
+        if len(self.refused):
+            repeat |= _among(self.refused, _per_file(keys, of_row, df))[0]
         if parts is not None:
             rkey = df["_rkey"].to_numpy()
             good = ~np.isin(rkey, np.unique(rkey[own]))
@@ -530,7 +531,7 @@ class _GameRun:
             repeat |= parts > first_good[of_row]
         return repeat
 
-    def _remember(self, rounds: tuple[np.ndarray, np.ndarray], in_file: np.ndarray, audited: np.ndarray) -> np.ndarray:
+    def _remember(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], audited: np.ndarray) -> np.ndarray:
         """The chunk's rounds remembered: those of its ``audited`` rows as audited, the others
         as rejected from their file (see ``_repeats``). Returns, for each of the chunk's round
         hashes, whether the round is audited, in this chunk or before."""
@@ -540,7 +541,7 @@ class _GameRun:
         known, at = _among(self.audited, keys)
         # Kept sorted by inserting, not re-sorting: the cost of a chunk does not grow with the log.
         self.audited = np.insert(self.audited, at[claimed & ~known], keys[claimed & ~known])
-        refused = np.unique(in_file[~audited])
+        refused = np.unique(_per_file(keys, of_row, df, ~audited))
         found, at = _among(self.refused, refused)
         self.refused = np.insert(self.refused, at[~found], refused[~found])
         return claimed | known
@@ -801,9 +802,11 @@ def _among(known: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return (at < len(known)) & (known[np.minimum(at, len(known) - 1)] == keys), at
 
 
-def _per_file(round_hashes: np.ndarray, df: pd.DataFrame) -> np.ndarray:
-    """Each row's round hash combined with a hash of its file's name: the round in that file."""
-    return round_hashes * np.uint64(1_000_003) ^ _hashed(df["_file"], np.arange(len(df)))
+def _per_file(keys: np.ndarray, of_row: np.ndarray, df: pd.DataFrame, rows: np.ndarray | None = None) -> np.ndarray:
+    """The round of each row (of the ``rows``, a mask, or all), with its file: its round's hash
+    (``keys[of_row]``, see ``_round_hashes``) combined with a hash of its file's name."""
+    idx = np.arange(len(df)) if rows is None else np.flatnonzero(rows)
+    return keys[of_row[idx]] * np.uint64(1_000_003) ^ _hashed(df["_file"], idx)
 
 
 def _gaps(df: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
