@@ -359,12 +359,16 @@ def _first_rows(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class _Prepared:
-    """A chunk typed (``_GameRun.prepare``), waiting to be audited."""
+    """A chunk typed and examined (``_GameRun.prepare``), waiting to be audited."""
 
     table: HandTable
     rejects: pd.DataFrame
-    card_rows: np.ndarray  # rows with an unreadable card
-    card_text: tuple[list[str], list[str]]
+    card_faults: pd.DataFrame  # see _card_faults
+    problems: list  # what the rows and rounds say of themselves, and the rest: see _examine
+    parsed: np.ndarray
+    order: np.ndarray
+    rounds: tuple[np.ndarray, np.ndarray]
+    parts: np.ndarray | None
 
 
 class _GameRun:
@@ -403,9 +407,10 @@ class _GameRun:
         return True
 
     def prepare(self, frame: pa.Table | None) -> _Prepared:
-        """A chunk's rows typed. Pure, so it runs in either thread (see ``_read_ahead``):
-        mostly in the reader, while the chunk before is audited. (The rest of a chunk's work
-        is the auditing thread's, from ``_examine`` on.)"""
+        """A chunk's rows typed, and what they say of themselves (``_examine``). Pure, so
+        it runs in either thread (see ``_read_ahead``): mostly in the reader, while the chunk
+        before is audited. (The rest of a chunk's work, which depends on the chunks before
+        it, is the auditing thread's, in ``add``.)"""
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)
@@ -413,7 +418,8 @@ class _GameRun:
         card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], len(frame))
         card_text = _card_text(frame, table, card_rows)
         del frame  # its strings are freed as soon as they are typed
-        return _Prepared(table, rejects, card_rows, card_text)
+        examined = self._examine(table, rejects)
+        return _Prepared(table, rejects, _card_faults(table.df, card_text, card_rows), *examined)
 
     def _examine(self, table: HandTable, rejects: pd.DataFrame):
         """What a chunk's rows and rounds say of themselves: (problems as (rows, field,
@@ -435,9 +441,10 @@ class _GameRun:
 
     def add(self, prepared: _Prepared) -> None:
         p, game = self.plugin, self.game
-        table, rejects, card_rows, card_text = prepared.table, prepared.rejects, prepared.card_rows, prepared.card_text
+        table, rejects, card_faults = prepared.table, prepared.rejects, prepared.card_faults
+        problems, parsed, order, rounds, parts = (prepared.problems, prepared.parsed, prepared.order,
+                                                  prepared.rounds, prepared.parts)
         del prepared
-        problems, parsed, order, rounds, parts = self._examine(table, rejects)
         df = table.df
         own = _row_mask(rejects, len(df))  # rows with a fault of their own
         for mask, _, _ in problems:
@@ -461,7 +468,6 @@ class _GameRun:
             self.rejected_records[file] = self.rejected_records.get(file, 0) + count
         self.rejects.append(rejects)
 
-        card_faults = _card_faults(df, card_text, card_rows)
         unaudited = own & ~audited[rounds[1]]  # of rounds that no copy has had audited
         gaps = _gaps(df, unaudited)
         if unaudited.any():
