@@ -20,14 +20,17 @@ from typing import Annotated, Optional, NoReturn
 import typer
 
 from .allocator import keep_freed_memory
+from .cli_text import Command, Group
 from .i18n import LANGS, t
 from .profiles import ProfileError
 from .specs import SEVERITIES, SpecError
 
 __all__ = ["app", "main"]
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
-                  help="Audits casino table-game round logs against Peru's directives.")
+# Help texts are keys of the message catalogue, put into words in the command line's language
+# (see cli_text).
+app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
+                  help="cli.help.app")
 
 FORMATS = ("html", "json", "csv", "sarif", "junit")
 FAIL_ON = (*SEVERITIES, "none")
@@ -159,40 +162,39 @@ def _progress(total: int, lang: str):
 
 
 @app.callback()
-def _collector(ctx: typer.Context) -> None:
+def _collector(ctx: typer.Context, lang: Annotated[Optional[str], typer.Option(help="cli.help.lang")] = None) -> None:
     # The garbage collector, off during start-up (see auditor.__main__), comes back on before
     # any command but ``audit``, whose start-up goes on with the loading of the checks and
     # ends in ``_start_up_frozen``.
     if ctx.invoked_subcommand != "audit":
         gc.enable()
+    # The language of every command, unless its own --lang says another: this one
+    # (``auditor --lang en audit …``), else AUDITOR_LANG's, else Spanish (as cli_text.help_lang).
+    lang = lang or os.environ.get("AUDITOR_LANG")
+    if lang is not None:
+        ctx.default_map = {name: {"lang": _check_lang(lang)} for name in ctx.command.commands}
 
 
 # --- audit --------------------------------------------------------------------------------
 
-@app.command()
+@app.command(cls=Command, help="cli.help.audit.about")
 def audit(
-    paths: Annotated[list[Path], typer.Argument(help="Log files or folders (.csv, .csv.gz, .jsonl, .jsonl.gz, .parquet).")],
-    game: Annotated[str | None, typer.Option(help="Game of every file (otherwise told from the columns).")] = None,
-    profile: Annotated[list[Path] | None, typer.Option(help="Table profile file or folder of *.toml (repeatable).")] = None,
-    out: Annotated[Path, typer.Option(help="Folder for the reports.")] = Path("reports"),
-    format: Annotated[str, typer.Option("--format", help="Comma-separated: html, json, csv, sarif, junit.")] = "html,json",
-    lang: Annotated[str, typer.Option(help="Report language: es or en.")] = "es",
-    fail_on: Annotated[str, typer.Option(help="Exit 1 when a finding shown in the report has this severity "
-                                              "or more (info, low, medium, high, critical, none).")] = "low",
-    date_from: Annotated[Optional[datetime], typer.Option("--from", formats=["%Y-%m-%d"], help=(
-        "Report filter: only findings of rounds started on this day (Lima) or later."))] = None,
-    date_to: Annotated[Optional[datetime], typer.Option("--to", formats=["%Y-%m-%d"], help=(
-        "Report filter: only findings of rounds started on this day (Lima) or earlier."))] = None,
-    table: Annotated[Optional[list[str]], typer.Option("--table", help=(
-        "Report filter: only findings of this table (repeatable)."))] = None,
-    severity: Annotated[Optional[str], typer.Option("--severity", help=(
-        "Report filter: only findings of this severity or graver (info, low, medium, high, critical)."))] = None,
-    operator: Annotated[Optional[str], typer.Option(help="Operator named in the report header.")] = None,
-    hall: Annotated[Optional[str], typer.Option(help="Gaming hall named in the report header.")] = None,
-    encoding: Annotated[Optional[str], typer.Option(help=(
-        "Text encoding of every log, e.g. cp1252 (otherwise detected: UTF-8, else Windows-1252)."))] = None,
-    delimiter: Annotated[Optional[str], typer.Option(help=(
-        "CSV field separator of every log: ',', ';', tab or '|' (otherwise read off the header)."))] = None,
+    paths: Annotated[list[Path], typer.Argument(help="cli.help.audit.paths", metavar="cli.help.audit.paths_metavar")],
+    game: Annotated[str | None, typer.Option(help="cli.help.audit.game")] = None,
+    profile: Annotated[list[Path] | None, typer.Option(help="cli.help.profile")] = None,
+    out: Annotated[Path, typer.Option(help="cli.help.audit.out")] = Path("reports"),
+    format: Annotated[str, typer.Option("--format", help="cli.help.audit.format")] = "html,json",
+    lang: Annotated[str, typer.Option(help="cli.help.report_lang")] = "es",
+    fail_on: Annotated[str, typer.Option(help="cli.help.audit.fail_on")] = "low",
+    date_from: Annotated[Optional[datetime], typer.Option("--from", formats=["%Y-%m-%d"],
+                                                          help="cli.help.audit.from")] = None,
+    date_to: Annotated[Optional[datetime], typer.Option("--to", formats=["%Y-%m-%d"], help="cli.help.audit.to")] = None,
+    table: Annotated[Optional[list[str]], typer.Option("--table", help="cli.help.audit.table")] = None,
+    severity: Annotated[Optional[str], typer.Option("--severity", help="cli.help.audit.severity")] = None,
+    operator: Annotated[Optional[str], typer.Option(help="cli.help.audit.operator")] = None,
+    hall: Annotated[Optional[str], typer.Option(help="cli.help.audit.hall")] = None,
+    encoding: Annotated[Optional[str], typer.Option(help="cli.help.audit.encoding")] = None,
+    delimiter: Annotated[Optional[str], typer.Option(help="cli.help.audit.delimiter")] = None,
 ) -> None:
     """Audit round logs and write the reports.
 
@@ -298,11 +300,11 @@ def _markdown_game(game: str, spec, lang: str) -> list[str]:
     return lines
 
 
-@app.command()
+@app.command(cls=Command, help="cli.help.rules.about")
 def rules(
-    game: Annotated[str | None, typer.Option(help="Only this game's rules.")] = None,
-    lang: Annotated[str, typer.Option(help="es or en.")] = "es",
-    format: Annotated[str, typer.Option("--format", help="text or markdown.")] = "text",
+    game: Annotated[str | None, typer.Option(help="cli.help.rules.game")] = None,
+    lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
+    format: Annotated[str, typer.Option("--format", help="cli.help.rules.format")] = "text",
 ) -> None:
     """List every rule: code, article, severity, grounding and title."""
     lang = _check_lang(lang)
@@ -331,10 +333,10 @@ def rules(
     typer.echo("\n".join(lines).rstrip("\n"))
 
 
-@app.command()
+@app.command(cls=Command, help="cli.help.explain.about")
 def explain(
-    code: Annotated[str, typer.Argument(help="Rule code, e.g. PLB-WIN.")],
-    lang: Annotated[str, typer.Option(help="es or en.")] = "es",
+    code: Annotated[str, typer.Argument(help="cli.help.explain.code", metavar="cli.help.explain.code_metavar")],
+    lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
 ) -> None:
     """Explain one rule: its directive, article, quoted text, grounding and check."""
     lang = _check_lang(lang)
@@ -369,31 +371,31 @@ def explain(
 
 # --- simulate -----------------------------------------------------------------------------
 
-@app.command()
+@app.command(cls=Command, help="cli.help.simulate.about")
 def simulate(
-    game: Annotated[str, typer.Argument(help="Game to simulate, e.g. pot-luck-blackjack.")],
-    out: Annotated[Path, typer.Option(help="Log file to write (.csv, .jsonl, …).")],
-    rounds: Annotated[int, typer.Option(min=1, help="Number of rounds.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Random seed (same seed, same log).")] = 0,
-    faults: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of rounds with a planted fault.")] = 0.0,
-    start: Annotated[Optional[datetime], typer.Option(formats=["%Y-%m-%d"],
-                                                      help="Day of the first round (round ids carry it).")] = None,
-    continue_from: Annotated[Optional[Path], typer.Option(help="Earlier CSV log whose tables this one continues "
-                                                          "(Triple Shot deck sequence).")] = None,
+    game: Annotated[str, typer.Argument(help="cli.help.simulate.game", metavar="cli.help.simulate.game_metavar")],
+    out: Annotated[Path, typer.Option(help="cli.help.simulate.out")],
+    rounds: Annotated[int, typer.Option(min=1, help="cli.help.simulate.rounds")] = 1000,
+    seed: Annotated[int, typer.Option(help="cli.help.simulate.seed")] = 0,
+    faults: Annotated[float, typer.Option(min=0.0, max=1.0, help="cli.help.simulate.faults")] = 0.0,
+    start: Annotated[Optional[datetime], typer.Option(formats=["%Y-%m-%d"], help="cli.help.simulate.start")] = None,
+    continue_from: Annotated[Optional[Path], typer.Option(help="cli.help.simulate.continue_from")] = None,
+    lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
 ) -> None:
     """Write a simulated round log (with planted faults and their truth file)."""
-    _check_game(game, "es")
+    lang = _check_lang(lang)
+    _check_game(game, lang)
     from . import simulate as simulator
 
     if game not in simulator.SIMULATORS:
-        _fail(t("cli.simulate_unavailable", "es", error=game))
+        _fail(t("cli.simulate_unavailable", lang, error=game))
     try:
         paths = simulator.run(game, rounds=rounds, seed=seed, faults=faults, out=Path(out),
                               start=start.date() if start else None, continue_from=continue_from)
     except (ValueError, OSError) as exc:
-        _fail(t("cli.simulate_failed", "es", error=exc))
+        _fail(t("cli.simulate_failed", lang, error=exc))
     for path in paths:
-        _say(t("cli.written", "es", path=path))
+        _say(t("cli.written", lang, path=path))
 
 
 # --- batch, history, diff (scheduled audits; the logic is in auditor/batch) ---------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 
@@ -12,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app
+from auditor.i18n import t
 from pot_luck_rows import HEADER, hand, write_log
 
 
@@ -324,3 +326,76 @@ def test_simulated_logs_are_written_as_pandas_and_json_would_write_them(tmp_path
     assert [(d["table_id"], d["round_id"], [(h["seat"], h["split_from"]) for h in d["hands"]]) for d in docs] == [
         ("T,1", "1", [(1, None), (2, None)]), ('T"2', "2", [(1, 0)]), ("T3", "3", [(7, None)])]
     assert docs[0]["started_at"] == "a\nb" and docs[0]["hands"][1]["bet"] is None
+
+
+# --- the command line's own words (auditor.cli_text) ----------------------------------------
+
+COMMANDS = ("audit", "rules", "explain", "simulate", "batch", "history", "diff")
+
+
+def _page(result) -> str:
+    """A help page's words, unwrapped from its boxes."""
+    return " ".join(result.output.replace("│", " ").split())
+
+
+@pytest.mark.parametrize("command", ("", *COMMANDS))
+def test_help_pages_are_in_spanish_by_default_and_in_english_on_request(command):
+    args = [command] if command else []
+    es = run(*args, "--help")
+    en = run(*args, "--help", "--lang", "en")
+    assert es.exit_code == en.exit_code == 0
+    assert "Uso:" in es.output and "Usage:" not in es.output and "Opciones" in es.output
+    assert "Usage:" in en.output and "Uso:" not in en.output and "Options" in en.output
+    for page in (es.output, en.output):
+        assert "cli.help." not in page and "cli.words." not in page  # every key put into words
+    assert "Muestra esta ayuda y termina." in _page(es) and "Show this message and exit." in _page(en)
+
+
+def test_the_help_pages_say_the_catalogue_words():
+    page = _page(run("audit", "--help"))
+    for key in ("paths", "game", "out", "encoding"):
+        assert t(f"cli.help.audit.{key}", "es") in page
+    assert t("cli.help.audit.about", "en").split("\n")[0] in run("audit", "--help", "--lang=en").output
+
+
+def test_the_help_language_can_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("AUDITOR_LANG", "en")
+    assert "Usage:" in run("--help").output
+    assert "Uso:" in run("--help", "--lang", "es").output  # --lang first
+    monkeypatch.setenv("AUDITOR_LANG", "fr")  # not a language of the tool: Spanish
+    assert "Uso:" in run("--help").output
+
+
+@pytest.mark.parametrize("args, es, en", [
+    (["audit", "x", "--nope"], "opción desconocida: --nope", "no such option: --nope"),
+    (["audit"], "falta el argumento RUTAS", "missing argument PATHS"),
+    (["audit", "x", "--out"], "la opción --out necesita un valor", "option --out needs a value"),
+    (["audit", "x", "--from", "2026-13-01"], "valor no válido para --from: «2026-13-01» (se espera una fecha AAAA-MM-DD)",
+     "invalid value for --from: «2026-13-01» (a date YYYY-MM-DD is expected)"),
+    (["simulate", "let-it-ride", "--out", "x.csv", "--rounds", "abc"],
+     "valor no válido para --rounds: «abc» (se espera un número entero de 1 o más)",
+     "invalid value for --rounds: «abc» (a whole number of 1 or more is expected)"),
+    (["simulate", "let-it-ride", "--out", "x.csv", "--faults=2"],
+     "valor no válido para --faults: «2» (se espera un número de 0.0 a 1.0)",
+     "invalid value for --faults: «2» (a number from 0.0 to 1.0 is expected)"),
+    (["simulate", "let-it-ride"], "falta la opción --out", "missing option --out"),
+    (["audti", "x"], "orden desconocida: audti", "no such command: audti"),
+    (["rules", "extra"], "argumentos de más: extra", "unexpected extra arguments: extra"),
+    (["diff", "a", "b"], "valor no válido para CORRIDA", "invalid value for RUN"),
+])
+def test_usage_errors_are_said_in_the_users_language_with_exit_2(tmp_path, monkeypatch, args, es, en):
+    monkeypatch.chdir(tmp_path)
+    for lang, expected in (("es", es), ("en", en)):
+        result = run(*(["--lang", "en"] if lang == "en" else []), *args)
+        assert result.exit_code == 2, result.output
+        assert f"auditor: {expected}" in result.stderr
+        assert "Traceback" not in result.output and "Error" not in result.output
+    assert re.search(r"Vea '(root|auditor)( \w+)? --help' para la ayuda", run(*args).stderr)  # (root: the runner's name)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_usage_error_of_an_unknown_kind_keeps_clicks_text_after_the_catalogues_words():
+    from auditor import cli_text
+
+    strange = type("StrangeUsageError", (Exception,), {"exit_code": 2, "format_message": lambda self: "Odd thing."})
+    assert cli_text._message(strange(), []) == t("cli.usage.other", "es", error="Odd thing.")

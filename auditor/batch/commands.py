@@ -23,14 +23,14 @@ def _cli():
 
 
 def batch(
-    paths: Annotated[list[Path], typer.Argument(help="Folders (searched recursively) or log files.")],
-    out: Annotated[Path, typer.Option(help="Folder for the run reports and index.html.")] = Path("reports"),
-    db: Annotated[Path | None, typer.Option(help="SQLite ledger (default: OUT/audit.db).")] = None,
-    workers: Annotated[int, typer.Option(help="Local worker processes (1: in this process).")] = 1,
-    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")] = None,
-    profile: Annotated[list[Path] | None, typer.Option(help="Table profile file or folder (repeatable).")] = None,
-    waivers: Annotated[Path | None, typer.Option(help="TOML file of waivers (authorised variations).")] = None,
-    lang: Annotated[str, typer.Option(help="Report language: es or en.")] = "es",
+    paths: Annotated[list[Path], typer.Argument(help="cli.help.batch.paths", metavar="cli.help.audit.paths_metavar")],
+    out: Annotated[Path, typer.Option(help="cli.help.batch.out")] = Path("reports"),
+    db: Annotated[Path | None, typer.Option(help="cli.help.batch.db")] = None,
+    workers: Annotated[int, typer.Option(help="cli.help.batch.workers")] = 1,
+    scheduler: Annotated[str | None, typer.Option(help="cli.help.batch.scheduler")] = None,
+    profile: Annotated[list[Path] | None, typer.Option(help="cli.help.profile")] = None,
+    waivers: Annotated[Path | None, typer.Option(help="cli.help.batch.waivers")] = None,
+    lang: Annotated[str, typer.Option(help="cli.help.report_lang")] = "es",
 ) -> None:
     """Audit new or changed logs, record them in the ledger and write this run's reports."""
     from ..i18n import t
@@ -69,8 +69,8 @@ def _ledger(db: Path, lang: str):
 
 
 def history(
-    db: Annotated[Path, typer.Option(help="SQLite ledger.")] = DEFAULT_DB,
-    lang: Annotated[str, typer.Option(help="es or en.")] = "es",
+    db: Annotated[Path, typer.Option(help="cli.help.db")] = DEFAULT_DB,
+    lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
 ) -> None:
     """List the batch runs recorded in the ledger."""
     from ..i18n import t
@@ -90,10 +90,10 @@ def history(
 
 
 def diff(
-    run_a: Annotated[int, typer.Argument(help="Earlier run id.")],
-    run_b: Annotated[int, typer.Argument(help="Later run id.")],
-    db: Annotated[Path, typer.Option(help="SQLite ledger.")] = DEFAULT_DB,
-    lang: Annotated[str, typer.Option(help="es or en.")] = "es",
+    run_a: Annotated[int, typer.Argument(help="cli.help.diff.run_a", metavar="cli.help.diff.run_metavar")],
+    run_b: Annotated[int, typer.Argument(help="cli.help.diff.run_b", metavar="cli.help.diff.run_metavar")],
+    db: Annotated[Path, typer.Option(help="cli.help.db")] = DEFAULT_DB,
+    lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
 ) -> None:
     """Compare the findings open after two runs: new, resolved and unchanged."""
     from ..i18n import t
@@ -116,6 +116,7 @@ def diff(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("batch")(batch)
-    app.command("history")(history)
-    app.command("diff")(diff)
+    from ..cli_text import Command
+
+    for name, command in (("batch", batch), ("history", history), ("diff", diff)):
+        app.command(name, cls=Command, help=f"cli.help.{name}.about")(command)
