@@ -232,6 +232,26 @@ def test_exit_codes_and_partial_runs(tmp_path):
     assert "runs/0001/batch.html" in index and "runs/0002/batch.html" in index
 
 
+def test_a_file_none_of_whose_records_could_be_audited_fails_the_batch_and_keeps_its_rejects(tmp_path):
+    logs = tmp_path / "logs"
+    day_log(logs, 0)
+    bad = day_log(logs, 1)
+    df = pd.read_csv(bad, dtype=str, keep_default_na=False)
+    df["bet_war"] = "diez"  # every record's amount unreadable: nothing of the file can be audited
+    df.to_csv(bad, index=False)
+    res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(tmp_path / "out"), "--profile", str(PROFILES)])
+    assert res.exit_code == 3, res.stderr  # partial, as for an unreadable file; not 0
+    assert str(bad) in res.stderr and "ningún registro del archivo pudo auditarse" in res.stderr
+    report = json.loads((tmp_path / "out" / "runs" / "0001" / "audit-report.json").read_text())
+    item = next(i for i in report["inputs"] if i["path"] == str(bad))
+    assert item["error"] and item["records_read"] == item["records_rejected"] == len(df) and not item["records_audited"]
+    assert {r["reason_code"] for r in report["rejected"] if r["file"] == str(bad)} >= {"reject.bad_amount"}
+    assert not any(f["file"] == str(bad) for f in report["findings"])
+    with Ledger(tmp_path / "out" / "audit.db") as ledger:
+        assert {f[1]: f[4] for f in ledger.dump()["files"]}[str(bad)] == "error"  # (path, status): tried again next run
+    assert batch(tmp_path, logs).exit_code == 3
+
+
 def test_local_processes_give_the_same_ledger(tmp_path):
     logs = tmp_path / "logs"
     for n in range(6):

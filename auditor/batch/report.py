@@ -97,7 +97,9 @@ def _atomic_text(path: Path, text: str) -> None:
 
 
 def assemble_result(pieces, failed_paths: set[str], failed: dict[str, str], profiles, lang: str):
-    """One AuditResult for the run from its tasks: authoritative files only, sorted."""
+    """One AuditResult for the run from its tasks: authoritative files only, sorted. Of a
+    failed file not in ``failed_paths`` (read, but none of its records audited) the summary
+    and rejected records are kept, with its error; of no failed file the findings."""
     from ..engine import FINDING_COLUMNS, AuditResult
     from ..findings import InputSummary, RuleOutcome
 
@@ -125,11 +127,11 @@ def assemble_result(pieces, failed_paths: set[str], failed: dict[str, str], prof
         if last:
             lasts.append(pd.Timestamp(last))
     for path, error in failed.items():
-        inputs[path] = InputSummary(path=path, sha256="", game=None, records_read=0, records_audited=0,
-                                    records_rejected=0, error=error)
+        inputs[path] = inputs[path].model_copy(update={"error": error}) if path in inputs else InputSummary(
+            path=path, sha256="", game=None, records_read=0, records_audited=0, records_rejected=0, error=error)
     findings = pd.concat([f for f in finding_frames if len(f)], ignore_index=True) \
         if any(len(f) for f in finding_frames) else pd.DataFrame(columns=FINDING_COLUMNS)
-    findings = findings[~findings["file"].astype(str).isin(failed_paths)]
+    findings = findings[~findings["file"].astype(str).isin(set(failed))]
     findings = findings.sort_values(["game", "table_id", "started_at", "round_id", "seat", "hand", "code"],
                                     kind="stable", na_position="first").reset_index(drop=True)
     rejected = pd.concat(reject_frames, ignore_index=True) if reject_frames else None

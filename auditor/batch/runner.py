@@ -95,7 +95,8 @@ def audit_task(task: Task) -> dict:
     rejected = result.rejected[result.rejected["file"].astype(str).isin(mine)].reset_index(drop=True)
     return {"inputs": [inputs[p] for p in task.files if p in inputs], "findings": findings,
             "rejected": rejected, "rules": list(result.rules), "games": list(result.games),
-            "period": result.period, "totals": dict(result.totals), "context_errors": context_errors}
+            "period": result.period, "totals": dict(result.totals), "context_errors": context_errors,
+            "unaudited": [p for p in result.unaudited if p in mine]}
 
 
 # --- planning -----------------------------------------------------------------------------
@@ -307,6 +308,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         file_rows: list[dict] = []
         spans_out: dict[str, dict] = {}
         pieces = []
+        refused: set[str] = set()  # failed files that were read, none of whose records could be audited
         for task, res in zip(tasks, results):
             by_path = {i.path: i for i in res["inputs"]}
             for path in task.files:
@@ -315,6 +317,12 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                 error = item.error if item is not None else _t("batch.not_audited", lang)
                 if error is None and res["context_errors"]:
                     error = _t("batch.context_error", lang, error="; ".join(res["context_errors"]))
+                if error is None and path in res["unaudited"]:
+                    # As `auditor audit` exits 2 for it: a file none of whose records could be
+                    # audited is no clean file for a nightly job. It fails (exit 3, tried again
+                    # next run); its rejected records stay in the run's report: they say why.
+                    error = _t("batch.nothing_audited", lang, rejected=item.records_rejected)
+                    refused.add(path)
                 if error:
                     failed[path] = error
                     file_rows.append({"sha256": sha, "path": path, "game": item.game if item else None,
@@ -329,7 +337,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                 elif sc is not None:
                     spans_out[sha] = sc.spans
             pieces.append((task, res))
-        failed_paths = {p for p in failed}
+        failed_paths = set(failed)
         records = _records(pieces, failed_paths)
         for rec in records:
             sha = sha_of.get(rec["file"])
@@ -360,7 +368,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             code = EXIT_PARTIAL if failed else EXIT_NEW if new_unwaived else EXIT_OK
             from .report import write_run
 
-            write_run(run_dir, run_id=run_id, lang=lang, pieces=pieces, failed_paths=failed_paths,
+            write_run(run_dir, run_id=run_id, lang=lang, pieces=pieces, failed_paths=failed_paths - refused,
                       failed=failed, state=state, waivers=waivers, ledger=ledger, profiles=list(profiles),
                       exit_code=code, today=today)
             return {"exit_code": code, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
