@@ -143,6 +143,8 @@ def main() -> None:
     write("header_repeated.csv", csv_text([*CLEAN[:2], dict(zip(HEADER, HEADER)), *CLEAN[2:]]))
     # Excel's "CSV UTF-8" starts each export with a byte-order mark: two joined, one stands mid-file.
     write("header_repeated_bom.csv", csv_text(CLEAN[:2]) + "\ufeff" + csv_text(CLEAN[2:]))
+    # Some exporters write Excel's separator hint before the header.
+    write("excel_separator_line.csv", "sep=;\r\n" + csv_text(CLEAN, sep=";", eol="\r\n"))
     write("bad_timestamps.csv", csv_text([{**CLEAN[0], "started_at": "yesterday"}, CLEAN[1], CLEAN[2],
                                           {**CLEAN[3], "started_at": "2026-13-45T99:00:00"}]))
     write("nul_bytes.csv", csv_text([{**CLEAN[0], "dealer_id": "CR\x00-1"}, *CLEAN[1:]]))
