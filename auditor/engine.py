@@ -471,7 +471,9 @@ class _GameRun:
         unaudited = own & ~audited[rounds[1]]  # of rounds that no copy has had audited
         gaps = _gaps(df, unaudited)
         if unaudited.any():
-            self.refused_files.update(pd.unique(df["_file"].to_numpy()[unaudited]).tolist())
+            # (by the codes: the column as Python strings would be 40 ms a chunk)
+            files = df["_file"].astype("category").array
+            self.refused_files.update(files.categories[np.unique(files.codes[unaudited])].tolist())
         accepted = _select(table, order[~in_bad_round[order]])
         for file, count in _records_per_file(accepted.df).items():
             self.audited_records[file] = self.audited_records.get(file, 0) + count
