@@ -6,7 +6,8 @@ and again as they pile up: 0.15-0.2 s of every run, a tenth of a small audit); e
 turns it back on once it has loaded what it needs (see ``cli._collector`` and
 ``cli._start_up_frozen``). While they import, the SHA-256 of the log files named on the
 command line begins on the other core (``logs.files.begin``). Arrow is told to allocate from
-the C library's heap before it is loaded (``allocator.arrow_from_the_heap``).
+the C library's heap before it is loaded (``allocator.arrow_from_the_heap``), and numpy's
+OpenBLAS to keep to one thread.
 """
 
 import gc
@@ -20,6 +21,9 @@ def main() -> None:
     from .logs.files import begin
 
     arrow_from_the_heap()
+    # No linear algebra here: numpy's OpenBLAS would start a thread per core when it loads,
+    # which spins for a while (0.1 s of a core, taken from the hashing thread at start-up).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     begin(sys.argv[1:])
     # The command ends the process itself (``cli.main``). Stopped before that (Ctrl-C while
     # the imports run, or a broken installation), the interpreter's exit would wait for the
