@@ -153,6 +153,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
             matrices[col.name] = value
         else:
             typed[col.name] = value
+    problems.append((_of_another_game(raw.column("game"), game), "game", "reject.other_game"))
     # Each column its own block, as typed (pandas would otherwise copy the columns of a dtype
     # into one 2-D block, or take longer inserting them one by one).
     df = columns_frame(typed)
@@ -173,6 +174,20 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     idx = np.flatnonzero(header & ~cut)
     headers = _rejects(_files_at(df, idx), df["_line"].to_numpy()[idx], "", "reject.header_repeated", row=idx)
     return table, pd.concat([structural, headers, _typing_rejects(df, raw, problems)], ignore_index=True)
+
+
+def _of_another_game(named: pa.ChunkedArray, game: str) -> np.ndarray:
+    """Records that name a game other than the file's (``game`` in the log format is the
+    game's id, or absent): a document of another game is not audited under this game's
+    directive, even where its fields would fit it. Each distinct name is looked at once."""
+    column = named.combine_chunks() if isinstance(named, pa.ChunkedArray) else named
+    if not isinstance(column, pa.DictionaryArray):
+        column = column.dictionary_encode()
+    names = [(v or "").strip().lower() for v in column.dictionary.to_pylist()]
+    other = np.array([name not in ("", game) for name in names] + [False])
+    if not other.any():
+        return np.zeros(len(column), bool)
+    return other[column.indices.fill_null(len(names)).to_numpy()]
 
 
 def _names_itself(values: pd.Series, name: str) -> np.ndarray:

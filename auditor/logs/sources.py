@@ -127,6 +127,11 @@ class Source:
             if col and col.round_level and not pa.types.is_dictionary(column.type):
                 column = run_coded(column)
             columns[name] = column
+        # The game a record names (a JSONL document's "game", a CSV column of that name), as
+        # codes: the ingest rejects a record of another game (see ingest.type_rows).
+        columns["game"] = (pc.fill_null(table.column("game"), "").cast(pa.large_string()).dictionary_encode()
+                           if "game" in present else
+                           pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([""], pa.large_string())))
         for name in ("_line", "_record"):
             columns[name] = table.column(name)
         schema = batch_schema(self.game)
@@ -351,12 +356,13 @@ def batch_schema(game: str) -> pa.Schema:
     """The columns of every batch of ``game``: each field as text (a round's fields
     run-encoded, see ``ingest.run_coded``; a Parquet file's repeating hand fields may come
     dictionary-encoded instead, see ``Source._parquet``), the file it came from (dictionary-encoded: one
-    value per file), its line (``_line``), its record (``_record``: the CSV row or JSON line)
-    and ``_bad`` (the text of a CSV row with the wrong number of fields, else empty)."""
+    value per file), its line (``_line``), its record (``_record``: the CSV row or JSON line),
+    ``_bad`` (the text of a CSV row with the wrong number of fields, else empty) and ``game``
+    (the game the record names, dictionary-encoded; empty where it names none)."""
     return pa.schema([pa.field("_file", TEXT_CODES),
                       *[pa.field(c.name, TEXT_CODES if c.round_level else pa.large_string())
                         for c in columns_of(game)],
-                      pa.field("_bad", pa.large_string()),
+                      pa.field("_bad", pa.large_string()), pa.field("game", TEXT_CODES),
                       pa.field("_line", pa.int64()), pa.field("_record", pa.int64())])
 
 

@@ -104,6 +104,14 @@ def main() -> None:
     write("header_only.csv", lines[0])
     write("clean.jsonl", jsonl_text(CLEAN))
     write("cp1252.jsonl", jsonl_text(accents), encoding="cp1252")
+    # A document of another game among Pot Luck's (an export routed to the wrong folder), and
+    # one whose "game" is no game: neither is audited as Pot Luck.
+    docs = jsonl_text(CLEAN).splitlines()
+    docs[1] = docs[1].replace('"game": "pot-luck-blackjack"', '"game": "let-it-ride"')
+    docs[2] = docs[2].replace('"game": "pot-luck-blackjack"', '"game": "ruleta"')
+    write("other_game.jsonl", "\n".join(docs) + "\n")
+    write("other_game_column.csv", csv_text([{**r, "game": g} for r, g in zip(CLEAN, ["", "Pot-Luck-Blackjack ",
+                                            "pot-luck-blackjack", "triple-shot"])], header=[*HEADER, "game"]))
     write("bom_crlf.jsonl.gz", gz(("\ufeff" + jsonl_text(CLEAN).replace("\n", "\r\n")).encode()))
     write("accents_cp1252.csv.gz", gz(csv_text(accents, sep=";").encode("cp1252")))
 
