@@ -1,8 +1,10 @@
 """The ``auditor`` command line: thin commands over the engine and the reports.
 
 Reports go to files and catalogues to stdout; every diagnostic goes to stderr. A user error
-(bad option, unreadable input, broken profile or spec) is a one-line message and exit code
-2, never a traceback. ``audit`` exits 1 when a finding reaches ``--fail-on``, else 0.
+(unreadable input, broken profile or spec, a bad value of an option) is a one-line message and
+exit code 2, never a traceback; a usage error (an unknown option, a missing argument) is that
+message after the usage line (``cli_text``). ``audit`` exits 1 when a finding reaches
+``--fail-on``, else 0. The commands' help texts are keys of the message catalogue.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Annotated, Optional, NoReturn
 import typer
 
 from .allocator import keep_freed_memory
-from .cli_text import Command, Group
+from .cli_text import Command, Group, env_lang
 from .i18n import LANGS, t
 from .profiles import ProfileError
 from .specs import SEVERITIES, SpecError
@@ -170,9 +172,9 @@ def _collector(ctx: typer.Context, lang: Annotated[Optional[str], typer.Option(h
         gc.enable()
     # The language of every command, unless its own --lang says another: this one
     # (``auditor --lang en audit …``), else AUDITOR_LANG's, else Spanish (as cli_text.help_lang).
-    lang = lang or os.environ.get("AUDITOR_LANG")
+    lang = _check_lang(lang) if lang is not None else env_lang()
     if lang is not None:
-        ctx.default_map = {name: {"lang": _check_lang(lang)} for name in ctx.command.commands}
+        ctx.default_map = {name: {"lang": lang} for name in ctx.command.commands}
 
 
 # --- audit --------------------------------------------------------------------------------
@@ -196,10 +198,6 @@ def audit(
     encoding: Annotated[Optional[str], typer.Option(help="cli.help.audit.encoding")] = None,
     delimiter: Annotated[Optional[str], typer.Option(help="cli.help.audit.delimiter")] = None,
 ) -> None:
-    """Audit round logs and write the reports.
-
-    The report filters (--from, --to, --table, --severity) narrow only the findings shown and
-    written; every round is still audited, and every report records the filters."""
     lang = _check_lang(lang)
     game = _check_game(game, lang)
     formats = _formats(format, lang)
@@ -306,7 +304,6 @@ def rules(
     lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
     format: Annotated[str, typer.Option("--format", help="cli.help.rules.format")] = "text",
 ) -> None:
-    """List every rule: code, article, severity, grounding and title."""
     lang = _check_lang(lang)
     game = _check_game(game, lang)
     fmt = format.strip().lower()
@@ -338,7 +335,6 @@ def explain(
     code: Annotated[str, typer.Argument(help="cli.help.explain.code", metavar="cli.help.explain.code_metavar")],
     lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
 ) -> None:
-    """Explain one rule: its directive, article, quoted text, grounding and check."""
     lang = _check_lang(lang)
     _verify(lang)
     from .registry import GAMES, plugin
@@ -382,7 +378,6 @@ def simulate(
     continue_from: Annotated[Optional[Path], typer.Option(help="cli.help.simulate.continue_from")] = None,
     lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
 ) -> None:
-    """Write a simulated round log (with planted faults and their truth file)."""
     lang = _check_lang(lang)
     _check_game(game, lang)
     from . import simulate as simulator

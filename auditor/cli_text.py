@@ -32,31 +32,41 @@ _RICH_WORDS = {"ARGUMENTS_PANEL_TITLE": "cli.words.arguments", "OPTIONS_PANEL_TI
 _lang = "es"  # of the command line being parsed (``Group.main``)
 
 
+def env_lang() -> str | None:
+    """``AUDITOR_LANG``'s language, where it is one the tool speaks (else None: ignored)."""
+    value = os.environ.get("AUDITOR_LANG", "").strip().lower()
+    return value if value in LANGS else None
+
+
 def help_lang(args: list[str]) -> str:
     """The language of a command line: its last ``--lang`` (the command's own comes after
     the one given before the command's name), else ``AUDITOR_LANG``, else Spanish. A
-    language the tool does not speak is passed over here (the command says it is wrong)."""
+    language the tool does not speak is passed over here (the command says it is wrong).
+    Words after ``--`` are no options."""
+    args = args[:args.index("--")] if "--" in args else args
     given = [arg.partition("=")[2] if arg.startswith("--lang=") else args[i + 1]
              for i, arg in enumerate(args) if arg.startswith("--lang=") or (arg == "--lang" and i + 1 < len(args))]
-    for value in [*reversed(given), os.environ.get("AUDITOR_LANG")]:
+    for value in [*reversed(given), env_lang()]:
         if value in LANGS:
             return value
     return "es"
 
 
-def _words(text: str | None) -> str | None:
-    """A help text that is a catalogue key, in words; any other text as it is."""
-    return t(text, _lang) if text in catalogue() else text
+def _words(obj, attr: str) -> None:
+    """``obj.attr``, where it is a catalogue key, put into words. The key is kept beside it,
+    so that the same command put into words again (in another language) finds it."""
+    key = getattr(obj, f"_{attr}_key", None) or getattr(obj, attr, None)
+    if key in catalogue():
+        setattr(obj, f"_{attr}_key", key)
+        setattr(obj, attr, t(key, _lang))
 
 
 def _put_into_words(command) -> None:
-    command.help = _words(command.help)
-    command.short_help = _words(command.short_help)
+    for attr in ("help", "short_help"):
+        _words(command, attr)
     for param in command.params:
-        if getattr(param, "help", None):
-            param.help = _words(param.help)
-        if getattr(param, "metavar", None):
-            param.metavar = _words(param.metavar)
+        for attr in ("help", "metavar"):
+            _words(param, attr)
     for sub in getattr(command, "commands", {}).values():
         _put_into_words(sub)
 
@@ -100,10 +110,10 @@ class Group(_Words, TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra) -> Any:
         """Parse and run in the language of ``args``. A usage error is said in it (exit 2)."""
         global _lang
-        args = list(sys.argv[1:] if args is None else args)
-        _lang = help_lang(args)
+        given = list(sys.argv[1:] if args is None else args)
+        _lang = help_lang(given)
         _put_into_words(self)
-        try:
+        try:  # (``args`` as given: None lets typer expand wildcards on Windows)
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except typer.Abort:
             if not standalone_mode:
@@ -112,9 +122,12 @@ class Group(_Words, TyperGroup):
         except Exception as exc:
             if not (hasattr(exc, "exit_code") and hasattr(exc, "format_message")) or not standalone_mode:
                 raise  # not an error of Click's (its exceptions are those of typer's own copy of it)
-            if type(exc).__name__ != "NoArgsIsHelpError":  # (the help page is shown already)
-                command = next((a for a in args if a in self.commands), "")
-                _usage_error(exc, args, f"auditor {command}".strip())
+            if type(exc).__name__ == "NoArgsIsHelpError":  # the help page (rich has shown it already)
+                if exc.format_message().strip():
+                    typer.echo(exc.format_message(), err=True)
+            else:
+                command = next((a for a in given if a in self.commands), "")
+                _usage_error(exc, given, f"auditor {command}".strip())
             sys.exit(exc.exit_code)
         if standalone_mode:
             sys.exit(code if isinstance(code, int) else 0)
@@ -190,8 +203,11 @@ def _message(exc, args: list[str]) -> str:
         return t(key, _lang, name=_name(param))
     if kind == "BadParameter" and param is not None:
         given = _given(param, args)
+        if given is None:  # an argument's: Click's message quotes it
+            found = re.match(r"'(.*?)' is not", exc.format_message().split(": ", 1)[-1])
+            given = found[1] if found else None
         expected = _expected(param)
-        return t("cli.usage.bad_value", _lang, name=_name(param), value="" if given is None else f" «{given}»") + (
+        return t("cli.usage.bad_value", _lang, name=_name(param)) + ("" if given is None else f": «{given}»") + (
             f" ({expected})" if expected else "")
     if kind == "BadOptionUsage" and re.search(r"requires an argument", exc.message):
         return t("cli.usage.needs_value", _lang, option=exc.option_name)

@@ -10,6 +10,8 @@ import subprocess
 import sys
 
 import pytest
+import typer.core
+import typer.main
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -358,12 +360,42 @@ def test_the_help_pages_say_the_catalogue_words():
     assert t("cli.help.audit.about", "en").split("\n")[0] in run("audit", "--help", "--lang=en").output
 
 
-def test_the_help_language_can_come_from_the_environment(monkeypatch):
+def test_the_language_can_come_from_the_environment_or_before_the_command(monkeypatch, tmp_path):
+    spanish, english = t("cli.help.rules.about", "es"), t("cli.help.rules.about", "en")
+    title = "Naipe que no pertenece a la baraja de 52 cartas"  # LIR-CARDS
     monkeypatch.setenv("AUDITOR_LANG", "en")
-    assert "Usage:" in run("--help").output
-    assert "Uso:" in run("--help", "--lang", "es").output  # --lang first
-    monkeypatch.setenv("AUDITOR_LANG", "fr")  # not a language of the tool: Spanish
-    assert "Uso:" in run("--help").output
+    assert "Usage:" in run("--help").output and english in _page(run("rules", "--help"))
+    assert title not in run("rules").output  # the command's messages too, not only its help
+    assert "Uso:" in run("--help", "--lang", "es").output and title in run("rules", "--lang", "es").output
+    monkeypatch.delenv("AUDITOR_LANG")
+    assert title not in run("--lang", "en", "rules").output  # given before the command
+    assert title in run("--lang", "en", "rules", "--lang", "es").output  # the command's own wins
+    result = run("--lang", "en", "simulate", "let-it-ride", "--rounds", "5", "--out", tmp_path / "s.csv")
+    assert result.exit_code == 0 and "written:" in result.stderr
+    for unknown in ("fr", "", "EN "):  # not a language of the tool: passed over, not an error
+        monkeypatch.setenv("AUDITOR_LANG", unknown)
+        assert "Uso:" in run("--help").output or unknown == "EN "
+        assert run("explain", "PLB-WIN").exit_code == 0
+        assert run("rules", "--lang", "en").exit_code == 0 and title not in run("rules", "--lang", "en").output
+
+
+def test_the_same_command_put_into_words_twice_speaks_the_second_language(capsys, monkeypatch):
+    monkeypatch.setattr(typer.core, "HAS_RICH", False)  # a plain page, written to the captured stdout
+    command = typer.main.get_command(app)
+    pages = []
+    for lang in ("es", "en"):
+        with pytest.raises(SystemExit):
+            command.main(["audit", "--help", "--lang", lang], prog_name="auditor")
+        pages.append(" ".join(capsys.readouterr().out.split()))
+    assert t("cli.help.audit.out", "es") in pages[0] and t("cli.help.audit.out", "en") in pages[1]
+    assert t("cli.help.audit.out", "es") not in pages[1]
+
+
+def test_with_no_arguments_the_help_page_is_shown_with_or_without_rich(monkeypatch):
+    for rich in (True, False):  # (TYPER_USE_RICH, as typer read it at its import)
+        monkeypatch.setattr(typer.core, "HAS_RICH", rich)
+        result = run()
+        assert result.exit_code == 2 and "Uso:" in result.output, rich
 
 
 @pytest.mark.parametrize("args, es, en", [
@@ -381,7 +413,8 @@ def test_the_help_language_can_come_from_the_environment(monkeypatch):
     (["simulate", "let-it-ride"], "falta la opción --out", "missing option --out"),
     (["audti", "x"], "orden desconocida: audti", "no such command: audti"),
     (["rules", "extra"], "argumentos de más: extra", "unexpected extra arguments: extra"),
-    (["diff", "a", "b"], "valor no válido para CORRIDA", "invalid value for RUN"),
+    (["diff", "a", "b"], "valor no válido para CORRIDA_A (se espera un número entero)",
+     "invalid value for RUN_A (a whole number is expected)"),
 ])
 def test_usage_errors_are_said_in_the_users_language_with_exit_2(tmp_path, monkeypatch, args, es, en):
     monkeypatch.chdir(tmp_path)

@@ -32,7 +32,6 @@ def batch(
     waivers: Annotated[Path | None, typer.Option(help="cli.help.batch.waivers")] = None,
     lang: Annotated[str, typer.Option(help="cli.help.report_lang")] = "es",
 ) -> None:
-    """Audit new or changed logs, record them in the ledger and write this run's reports."""
     from ..i18n import t
     from .runner import BatchError, BatchOptions, run_batch
 
@@ -72,7 +71,6 @@ def history(
     db: Annotated[Path, typer.Option(help="cli.help.db")] = DEFAULT_DB,
     lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
 ) -> None:
-    """List the batch runs recorded in the ledger."""
     from ..i18n import t
 
     lang = _cli()._check_lang(lang)
@@ -90,12 +88,11 @@ def history(
 
 
 def diff(
-    run_a: Annotated[int, typer.Argument(help="cli.help.diff.run_a", metavar="cli.help.diff.run_metavar")],
-    run_b: Annotated[int, typer.Argument(help="cli.help.diff.run_b", metavar="cli.help.diff.run_metavar")],
+    run_a: Annotated[int, typer.Argument(help="cli.help.diff.run_a", metavar="cli.help.diff.run_a_metavar")],
+    run_b: Annotated[int, typer.Argument(help="cli.help.diff.run_b", metavar="cli.help.diff.run_b_metavar")],
     db: Annotated[Path, typer.Option(help="cli.help.db")] = DEFAULT_DB,
     lang: Annotated[str, typer.Option(help="cli.help.lang")] = "es",
 ) -> None:
-    """Compare the findings open after two runs: new, resolved and unchanged."""
     from ..i18n import t
     from .history import diff_runs
 

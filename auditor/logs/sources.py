@@ -610,7 +610,7 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None, head: bytes = 
     # A first line "sep=;" is a hint for Excel about the separator, written by some exporters
     # before the header: not read here (the header must be the first line), but said as such,
     # not as columns of no game.
-    hint = re.fullmatch(r"\ufeff?sep=(.)\r?\n?", header, flags=re.IGNORECASE)
+    hint = re.fullmatch(r'\ufeff?"?sep=(.)"?\r?\n?', header, flags=re.IGNORECASE)
     if hint:
         raise InputError(str(path), "input.excel_separator_line", line=header.strip().lstrip("\ufeff"),
                          delimiter=_shown(hint[1]))

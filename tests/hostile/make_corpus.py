@@ -167,6 +167,11 @@ def main() -> None:
     columns = {h: pa.array([r[h] for r in CLEAN]) for h in HEADER}
     pq.write_table(pa.Table.from_arrays([*columns.values(), columns["bet"]], names=[*HEADER, "bet"]),
                    FILES / "duplicate_columns.parquet")
+    # A Parquet game column, dictionary-encoded as Parquet keeps it, with a null: only R3's
+    # let-it-ride is another game.
+    games = pa.array([None, "pot-luck-blackjack", "pot-luck-blackjack", "let-it-ride"]).dictionary_encode()
+    pq.write_table(pa.Table.from_arrays([*columns.values(), games], names=[*HEADER, "game"]),
+                   FILES / "other_game_column.parquet")
 
     # --- malicious content: nothing is executed, nothing written elsewhere ----------------
     evil = [DEALER_DREW | {"dealer_id": "<script>alert(1)</script>", "table_id": "../../etc/passwd",
