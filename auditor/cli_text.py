@@ -22,7 +22,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from .i18n import LANGS, catalogue, t
 
-__all__ = ["Command", "Group", "help_lang"]
+__all__ = ["Command", "Group", "env_lang", "help_lang"]
 
 # typer.rich_utils' words for a help page, each with its catalogue key.
 _RICH_WORDS = {"ARGUMENTS_PANEL_TITLE": "cli.words.arguments", "OPTIONS_PANEL_TITLE": "cli.words.options",
