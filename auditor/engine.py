@@ -446,7 +446,7 @@ class _GameRun:
                                                   prepared.rounds, prepared.parts)
         del prepared
         df = table.df
-        own = _row_mask(rejects, len(df))  # rows with a fault of their own
+        own = ~parsed  # rows with a fault of their own
         for mask, _, _ in problems:
             own |= mask
         repeat = self._repeats(df, rounds, parts, own) & parsed
@@ -822,11 +822,7 @@ def _gaps(df: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     of their own, of rounds not audited from another copy): such a round sits in its
     table's sequence (``checks.base.previous_rounds``). A round whose table, id or time is
     unreadable has no place in one and is left out."""
-    cols = ["table_id", "round_id", "started_at"]
-    rkey = df["_rkey"].to_numpy()
-    rows = np.flatnonzero(rows)
-    _, first = np.unique(rkey[rows], return_index=True)  # each round's first such row
-    found = frame_rows(df[cols], rows[np.sort(first)])
+    found = frame_rows(df[["table_id", "round_id", "started_at"]], _first_of_each_round(df, rows))
     placed = found["table_id"].notna() & found["round_id"].notna() & found["started_at"].notna()
     return found if placed.all() else found[placed].reset_index(drop=True)
 
@@ -837,11 +833,18 @@ def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataF
     if not card_rows.any():
         return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
     idx = np.flatnonzero(card_rows)
-    _, first = np.unique(df["_rkey"].to_numpy()[idx], return_index=True)  # each round's first such row
-    keep = np.sort(first)
-    faults = frame_rows(df[cols[:6]], idx[keep])
+    at = _first_of_each_round(df, card_rows)
+    faults = frame_rows(df[cols[:6]], at)
+    keep = np.searchsorted(idx, at)  # where those rows are among the card rows
     faults["field"], faults["text"] = [np.asarray(v, dtype=object)[keep] for v in card_text]
     return faults
+
+
+def _first_of_each_round(df: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    """The first of the ``rows`` (a mask) of each round that has some, in the chunk's order."""
+    idx = np.flatnonzero(rows)
+    _, first = np.unique(df["_rkey"].to_numpy()[idx], return_index=True)
+    return idx[np.sort(first)]
 
 
 def _rounds_checked(result: CheckResult) -> int:

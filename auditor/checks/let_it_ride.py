@@ -24,7 +24,7 @@ from .base import most_copies, positions_result, deck_alternation_result, reason
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
 LETTERS = ""  # no actions column
-NOT_PULLED, PULL_CARDS, PULL_SECOND = lir.NOT_PULLED, lir.PULL_CARDS, lir.PULL_SECOND
+NOT_PULLED = lir.NOT_PULLED
 SEATS = 7  # Art. 2 a
 
 
@@ -193,15 +193,14 @@ def check_bet_limits(ctx: Context) -> CheckResult:
 def check_pull_1(ctx: Context) -> CheckResult:
     """[STANDARD] Bet 1 may be taken back only after the player has seen the three cards and
     before the first community card is shown."""
-    applies = ctx.pulled_1 != NOT_PULLED
-    return ctx.hands_result(applies, ctx.pulled_1 != PULL_CARDS)
+    # (a bet taken back and still in play: a withdrawal that is not allowed, see lir.in_play)
+    return ctx.hands_result(ctx.pulled_1 != NOT_PULLED, ctx.in_play[0])
 
 
 def check_pull_2(ctx: Context) -> CheckResult:
     """[STANDARD] Bet 2 may be taken back, whatever was done with bet 1, only before the
     second community card is shown."""
-    applies = ctx.pulled_2 != NOT_PULLED
-    return ctx.hands_result(applies, ctx.pulled_2 == PULL_SECOND)
+    return ctx.hands_result(ctx.pulled_2 != NOT_PULLED, ctx.in_play[1])
 
 
 def check_dollar(ctx: Context) -> CheckResult:

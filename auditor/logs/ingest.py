@@ -180,9 +180,7 @@ def _of_another_game(named: pa.ChunkedArray, game: str) -> np.ndarray:
     """Records that name a game other than the file's (``game`` in the log format is the
     game's id, or absent): a document of another game is not audited under this game's
     directive, even where its fields would fit it. Each distinct name is looked at once."""
-    column = named.combine_chunks() if isinstance(named, pa.ChunkedArray) else named
-    if not isinstance(column, pa.DictionaryArray):
-        column = column.dictionary_encode()
+    column = named.combine_chunks()  # (codes in every batch: sources.batch_schema)
     names = [(v or "").strip().lower() for v in column.dictionary.to_pylist()]
     other = np.array([name not in ("", game) for name in names] + [False])
     if not other.any():

@@ -113,8 +113,7 @@ class Source:
     def _conform(self, table: pa.Table) -> pa.Table:
         n = table.num_rows
         empty = pa.LargeStringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int64)), pa.py_buffer(b""))
-        columns = {"_file": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)),
-                                                           pa.array([str(self.path)], pa.large_string()))}
+        columns = {"_file": _one_value(n, str(self.path))}
         # Every reader gives large strings (a round's fields maybe run-encoded already; a
         # Parquet file's hand fields maybe dictionary-encoded) and int64 line numbers; a
         # Parquet cell may be null.
@@ -130,8 +129,7 @@ class Source:
         # The game a record names (a JSONL document's "game", a CSV column of that name), as
         # codes: the ingest rejects a record of another game (see ingest.type_rows).
         columns["game"] = (pc.fill_null(table.column("game"), "").cast(pa.large_string()).dictionary_encode()
-                           if "game" in present else
-                           pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([""], pa.large_string())))
+                           if "game" in present else _one_value(n, ""))
         for name in ("_line", "_record"):
             columns[name] = table.column(name)
         schema = batch_schema(self.game)
@@ -349,6 +347,11 @@ class Source:
                 yield table
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(self.path), "input.unreadable", error=type(exc).__name__) from None
+
+
+def _one_value(n: int, text: str) -> pa.DictionaryArray:
+    """``n`` rows of the same text, as codes (``TEXT_CODES``)."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([text], pa.large_string()))
 
 
 @functools.cache
