@@ -449,7 +449,9 @@ class _GameRun:
         own = ~parsed  # rows with a fault of their own
         for mask, _, _ in problems:
             own |= mask
-        repeat = self._repeats(df, rounds, parts, own) & parsed
+        # (one search of the rounds audited serves both: none is added in between)
+        seen = _among(self.audited, rounds[0])
+        repeat = self._repeats(df, rounds, parts, own, seen[0]) & parsed
         problems.append((repeat, "round_id", "reject.round_repeated"))
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
@@ -463,7 +465,7 @@ class _GameRun:
             extra = collect_rejects(df, [(follow, "", "reject.round_incomplete")])
             extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
             rejects = pd.concat([rejects, extra], ignore_index=True)
-        audited = self._remember(df, rounds, ~in_bad_round)
+        audited = self._remember(df, rounds, ~in_bad_round, seen)
         for file, count in _rejected_records(df, rejects).items():
             self.rejected_records[file] = self.rejected_records.get(file, 0) + count
         self.rejects.append(rejects)
@@ -518,7 +520,7 @@ class _GameRun:
         self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
 
     def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
-                 own: np.ndarray) -> np.ndarray:
+                 own: np.ndarray, known: np.ndarray) -> np.ndarray:
         """Rows of a round audited already in an earlier chunk (its rows were not together in
         the export, or another file repeats it), or rejected in an earlier chunk from the
         same file (see ``_per_file``; the rest of a round is not audited as if it were the
@@ -526,9 +528,10 @@ class _GameRun:
         this chunk (``parts``, see ``_given_by_an_earlier_file``) in a copy that can be
         audited. A copy rejected for a fault of its own (a row of it in ``own``) claims the
         round for its own file only: the round is audited from the first other file's copy
-        that can be, whichever chunk holds it. ``rounds`` from ``_round_hashes``."""
+        that can be, whichever chunk holds it. ``rounds`` from ``_round_hashes``; ``known``:
+        which of them were audited before (``_among``)."""
         keys, of_row = rounds
-        repeat = _among(self.audited, keys)[0][of_row]
+        repeat = known[of_row]
         if len(self.refused):
             repeat |= _among(self.refused, _per_file(keys, of_row, df))[0]
         if parts is not None:
@@ -539,14 +542,16 @@ class _GameRun:
             repeat |= parts > first_good[of_row]
         return repeat
 
-    def _remember(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], audited: np.ndarray) -> np.ndarray:
+    def _remember(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], audited: np.ndarray,
+                  seen: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """The chunk's rounds remembered: those of its ``audited`` rows as audited, the others
         as rejected from their file (see ``_repeats``). Returns, for each of the chunk's round
-        hashes, whether the round is audited, in this chunk or before."""
+        hashes, whether the round is audited, in this chunk or before. ``seen``: the rounds'
+        search among those audited before (``_among``)."""
         keys, of_row = rounds
         claimed = np.zeros(len(keys), bool)
         claimed[of_row[audited]] = True
-        known, at = _among(self.audited, keys)
+        known, at = seen
         # Kept sorted by inserting, not re-sorting: the cost of a chunk does not grow with the log.
         self.audited = np.insert(self.audited, at[claimed & ~known], keys[claimed & ~known])
         refused = np.unique(_per_file(keys, of_row, df, ~audited))

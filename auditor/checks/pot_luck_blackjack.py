@@ -198,6 +198,22 @@ class Context(GameContext):
                 self.net_main * bj.SCALE)
 
     @cached_property
+    def settled_under(self) -> np.ndarray:
+        """The main-bet rule that judges each hand's settlement (its index in ``_MAIN_RULES``)."""
+        return _RULE_OF_OUTCOME[self.settlement[1]]
+
+    @cached_property
+    def capped_hands(self) -> np.ndarray:
+        """Hand rows of the rounds over the payment limit (``capped``)."""
+        return self.capped[self.rid]
+
+    @cached_property
+    def settlement_bound(self) -> np.ndarray:
+        """Hand rows whose main bet, due to win in a capped round, may be paid less
+        (``capped_pay_mismatch``): what is due there is a bound, not a payment."""
+        return self.capped_hands & (self.settlement[0] > 0)
+
+    @cached_property
     def insurance_due(self) -> np.ndarray:
         """What each hand's insurance is due (céntimos × SCALE): 2:1 on a ten-value hole card."""
         return bj.insurance_expected(self.insurance, bj.is_ten_value(self.dealer[:, 1])[self.rid])
@@ -279,9 +295,9 @@ OUTCOME_CODE = {
 }
 
 
-# Per rule of the main bet, which outcomes it judges (indexed by outcome).
-_OUTCOMES_OF = {code: np.isin(np.arange(len(bj.Outcome)), [o for o, c in OUTCOME_CODE.items() if c == code])
-                for code in set(OUTCOME_CODE.values())}
+# The rules of the main bet, and which of them judges each outcome (indexed by outcome).
+_MAIN_RULES = sorted(set(OUTCOME_CODE.values()))
+_RULE_OF_OUTCOME = np.array([_MAIN_RULES.index(OUTCOME_CODE[o]) for o in bj.Outcome], np.int8)
 
 
 # --- the checks, one per code -----------------------------------------------------------
@@ -308,18 +324,20 @@ def _settled(ctx: Context, code: str | None, *, insurance=False) -> CheckResult:
     """A bet settled otherwise than it is due: the insurance, or the main bet of the hands
     whose outcome falls under ``code`` (in a round over the payment limit, a winning bet may
     be paid less: ``capped_pay_mismatch``)."""
-    capped = ctx.capped[ctx.rid]
+    capped = ctx.capped_hands
     if insurance:
         expected = ctx.insurance_due
         observed = ctx.net_insurance
         applies = (ctx.insurance > 0) | (observed != 0)  # nothing staked, nothing won or lost
         violates = capped_pay_mismatch(observed, expected, bj.SCALE, capped)
         observed = observed * bj.SCALE
+        bound = capped & (expected > 0)
     else:  # the rules of the main bet share one comparison, each over its own outcomes
-        (expected, outcome), (violates, observed) = ctx.settlement, ctx.settlement_checked
-        applies = _OUTCOMES_OF[code][outcome]
+        (expected, _), (violates, observed) = ctx.settlement, ctx.settlement_checked
+        applies = ctx.settled_under == _MAIN_RULES.index(code)
+        bound = ctx.settlement_bound
     return ctx.hands_result(applies, violates, expected=expected, observed=observed, scale=bj.SCALE,
-                            bound_only=capped & (expected > 0))
+                            bound_only=bound)
 
 
 def check_surrender_pay(ctx: Context) -> CheckResult:
