@@ -15,6 +15,7 @@ import compileall
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,9 @@ FOLDERS = os.environ.get("BENCH_FOLDERS", "1") != "0"
 # Also the log of up to a million rounds as one Parquet file (every column text, as exports
 # store them), against a pandas read of that file. BENCH_PARQUET=0 leaves it out.
 PARQUET = os.environ.get("BENCH_PARQUET", "1") != "0"
+# Runs of each measurement of a log of up to a million rounds (BENCH_REPEATS); a run of this
+# VM moves by 10-15 % with its spell, so one pair says little.
+REPEATS = max(1, int(os.environ.get("BENCH_REPEATS", "3")))
 
 
 def _peak(cmd: list[str]) -> tuple[float, float]:
@@ -155,16 +159,25 @@ def _parquet_run(game: str, n: int, log: Path, repeats: int) -> dict:
 
 def _measured(game: str, n: int, target: Path, read: str, csv_bytes: int, repeats: int) -> dict:
     """The audit of ``target`` (a log or a folder) to JSON against the pandas read ``read``
-    (Python code) of the same rows, each whole-process, best of ``repeats``."""
-    read_s, read_mb = min(_peak([sys.executable, "-c", read]) for _ in range(repeats))
+    (Python code) of the same rows, each whole-process, ``repeats`` times each, taken in
+    turn (read, audit, read, audit, …), so that a slow spell of the VM weighs on both sides:
+    the best of each, the ratio of each pair and their median, and the highest peak of
+    memory of each side over its runs."""
+    reads, audits = [], []
     with tempfile.TemporaryDirectory() as out:
         audit = [str(BIN / "auditor"), "audit", str(target), "--profile", str(_profiles(game, n)),
                  "--format", "json", "--out", out]
-        audit_s, audit_mb = min(_peak(audit) for _ in range(repeats))
+        for _ in range(repeats):
+            reads.append(_peak([sys.executable, "-c", read]))
+            audits.append(_peak(audit))
+    read_s, audit_s = min(r[0] for r in reads), min(a[0] for a in audits)
+    pairs = sorted(a[0] / r[0] for r, a in zip(reads, audits))
     return {"csv_mb": round(csv_bytes / 2**20, 1),
-            "pandas_read_s": round(read_s, 2), "pandas_read_peak_mb": round(read_mb),
-            "audit_s": round(audit_s, 2), "audit_peak_mb": round(audit_mb),
-            "rounds_per_s": round(n / audit_s), "ratio_to_read": round(audit_s / read_s, 2)}
+            "pandas_read_s": round(read_s, 2), "pandas_read_peak_mb": round(max(r[1] for r in reads)),
+            "audit_s": round(audit_s, 2), "audit_peak_mb": round(max(a[1] for a in audits)),
+            "rounds_per_s": round(n / audit_s), "ratio_to_read": round(audit_s / read_s, 2),
+            "pandas_read_runs_s": [round(r[0], 2) for r in reads], "audit_runs_s": [round(a[0], 2) for a in audits],
+            "median_pair_ratio": round(statistics.median(pairs), 2)}
 
 
 def _folder_run(game: str, n: int, log: Path, repeats: int) -> dict:
@@ -199,7 +212,7 @@ def main() -> None:
                 print(f"simulating {n:,} rounds of {game} (cached in {log}) …", flush=True)
                 _simulate(game, n, log)
             rows = sum(1 for _ in log.open("rb")) - 1
-            repeats = 2 if n <= PART else 1  # best of two, or one run for the large logs
+            repeats = REPEATS if n <= PART else 1  # one run for the large logs
             run = {"game": game, "rounds": n, "rows": rows,
                    **_measured(game, n, log, f"import pandas as pd; pd.read_csv({str(log)!r})",
                                log.stat().st_size, repeats)}
