@@ -194,7 +194,7 @@ class Context(GameContext):
     def settlement_checked(self) -> tuple[np.ndarray, np.ndarray]:
         """(the main bet paid otherwise than ``settlement`` requires, what was paid in
         céntimos × SCALE)."""
-        return (capped_pay_mismatch(self.net_main, self.settlement[0], bj.SCALE, self.capped[self.rid]),
+        return (capped_pay_mismatch(self.net_main, self.settlement[0], bj.SCALE, self.capped_hands),
                 self.net_main * bj.SCALE)
 
     @cached_property
