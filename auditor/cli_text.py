@@ -15,7 +15,8 @@ import os
 import re
 import sys
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import Any, get_args, get_origin
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -28,6 +29,11 @@ __all__ = ["Command", "Group", "env_lang", "help_lang"]
 _RICH_WORDS = {"ARGUMENTS_PANEL_TITLE": "cli.words.arguments", "OPTIONS_PANEL_TITLE": "cli.words.options",
                "COMMANDS_PANEL_TITLE": "cli.words.commands", "DEFAULT_STRING": "cli.words.default",
                "REQUIRED_LONG_STRING": "cli.words.required", "ENVVAR_STRING": "cli.words.envvar"}
+
+# Typer's words for a help page without rich (typer.core's gettext calls), each with its key.
+_PLAIN_WORDS = {"Arguments": "cli.words.arguments", "Options": "cli.words.options",
+                "Commands": "cli.words.commands", "required": "cli.words.plain_required",
+                "default: {default}": "cli.words.plain_default", "env var: {var}": "cli.words.plain_envvar"}
 
 _lang = "es"  # of the command line being parsed (``Group.main``)
 
@@ -67,6 +73,7 @@ def _put_into_words(command) -> None:
     for param in command.params:
         for attr in ("help", "metavar"):
             _words(param, attr)
+        _kind_in_words(param)
     for sub in getattr(command, "commands", {}).values():
         _put_into_words(sub)
 
@@ -90,16 +97,42 @@ class _Words:
         # (typer's words for a help page come with rich, imported only for a help page: 0.1 s)
         import typer.rich_utils as rich_utils
 
+        import typer.core
+
         for name, key in _RICH_WORDS.items():
             if hasattr(rich_utils, name):
                 setattr(rich_utils, name, t(key, _lang))
+        typer.core._ = _plain_words
         super().format_help(ctx, formatter)
 
     def get_help_option(self, ctx):
         option = super().get_help_option(ctx)
         if option is not None:
             option.help = t("cli.words.help", _lang)
+            _kind_in_words(option)
         return option
+
+
+def _plain_words(text: str) -> str:
+    return t(_PLAIN_WORDS[text], _lang) if text in _PLAIN_WORDS else text
+
+
+def _kind_in_words(param) -> None:
+    """Where typer shows the kind of value a parameter takes (0.29 on: ``<list[Path]>``,
+    ``<%Y-%m-%d>``, ``<bool>`` beside ``--help``), it is said in words; nothing for a flag,
+    which takes no value, nor for an argument, whose name (RUTAS) says it. A kind this module
+    does not know keeps typer's label."""
+    shown = getattr(type(param), "display_type", None)
+    if shown is None:
+        return
+    kind = _kind(param)
+    if (kind == "bool" or getattr(param, "is_flag", False) or getattr(param, "count", False)
+            or getattr(param, "param_type_name", "") == "argument"):
+        param.display_type = lambda ctx: None
+    elif kind is None:
+        param.display_type = lambda ctx: shown(param, ctx)
+    else:
+        param.display_type = lambda ctx: t(f"cli.words.type_{kind}", _lang)
 
 
 class Command(_Words, TyperCommand):
@@ -167,18 +200,30 @@ def _given(param, args: list[str]) -> str | None:
     return found
 
 
-def _expected(param) -> str:
-    """What kind of value ``param`` takes, in words ("" for text). Typer's own copy of Click
-    (0.2x) keeps the Python type and the bounds on the parameter; Click keeps a type object."""
-    kind = {int: "int", float: "number", datetime: "date", bool: "bool"}.get(
-        getattr(getattr(param, "type_descriptor", None), "annotation", None))
-    click_type = getattr(param, "type", None)
+def _kind(param) -> str | None:
+    """What kind of value ``param`` takes: int, number, date, bool, path or text; None where
+    this module does not know. Typer's own copy of Click (0.2x) keeps the Python type on the
+    parameter; Click keeps a type object."""
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    while get_origin(annotation) is list:  # a repeatable option or an argument of several values
+        annotation = get_args(annotation)[0]
+    kind = {int: "int", float: "number", datetime: "date", bool: "bool", str: "text"}.get(annotation)
+    if kind is None and isinstance(annotation, type) and issubclass(annotation, Path):
+        kind = "path"
     if kind is None:
         kind = {"IntParamType": "int", "IntRange": "int", "FloatParamType": "number", "FloatRange": "number",
-                "DateTime": "date", "BoolParamType": "bool"}.get(type(click_type).__name__)
+                "DateTime": "date", "BoolParamType": "bool", "StringParamType": "text",
+                "Path": "path"}.get(type(getattr(param, "type", None)).__name__)
+    return kind
+
+
+def _expected(param) -> str:
+    """What kind of value ``param`` takes, in words ("" for text or a path)."""
+    kind = _kind(param)
+    click_type = getattr(param, "type", None)
     low, high = (getattr(param, bound, None) if getattr(param, bound, None) is not None
                  else getattr(click_type, bound, None) for bound in ("min", "max"))
-    if kind is None:
+    if kind not in ("int", "number", "date", "bool"):
         return ""
     what = t(f"cli.usage.kind_{kind}", _lang)
     if low is not None and high is not None:

@@ -353,6 +353,25 @@ def test_help_pages_are_in_spanish_by_default_and_in_english_on_request(command)
     assert "Muestra esta ayuda y termina." in _page(es) and "Show this message and exit." in _page(en)
 
 
+@pytest.mark.parametrize("rich", (True, False))
+def test_help_pages_say_the_kind_of_each_value_in_words(monkeypatch, rich):
+    """Typer (0.29 on) labels each value by its Python type (<list[Path]>, <%Y-%m-%d>, <bool>
+    beside --help); the pages say the kind in the user's language, and nothing for a flag."""
+    monkeypatch.setattr(typer.core, "HAS_RICH", rich)
+    for lang in ("es", "en"):
+        for command in ("", *COMMANDS):
+            page = run(*([command] if command else []), "--help", "--lang", lang).output
+            assert not re.search(r"<[^>\s]+>|list\[|%Y|\bstr\b|\bbool\b", page), (command, lang, page)
+    es = _page(run("simulate", "--help"))
+    en = _page(run("simulate", "--help", "--lang", "en"))
+    assert "--rounds ENTERO" in es and "--faults NÚMERO" in es and "--start AAAA-MM-DD" in es and "--out RUTA" in es
+    assert "--rounds INTEGER" in en and "--start YYYY-MM-DD" in en and "--lang TEXT" in en
+    assert re.search(r"--help\s+Muestra esta ayuda", es)
+    if not rich:  # typer's own words of a plain page
+        assert "Argumentos:" in es and "Opciones:" in es and "[obligatorio]" in es and "por omisión: 1000" in es
+        assert "Arguments:" in en and "[required]" in en and "default: 1000" in en
+
+
 def test_the_help_pages_say_the_catalogue_words():
     page = _page(run("audit", "--help"))
     for key in ("paths", "game", "out", "encoding"):
