@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin
 
 import typer
+import typer.core
 from typer.core import TyperCommand, TyperGroup
 
 from .i18n import LANGS, catalogue, t
@@ -96,8 +97,6 @@ class _Words:
     def format_help(self, ctx, formatter) -> None:
         # (typer's words for a help page come with rich, imported only for a help page: 0.1 s)
         import typer.rich_utils as rich_utils
-
-        import typer.core
 
         for name, key in _RICH_WORDS.items():
             if hasattr(rich_utils, name):

@@ -171,7 +171,7 @@ def _measured(game: str, n: int, target: Path, read: str, csv_bytes: int, repeat
             reads.append(_peak([sys.executable, "-c", read]))
             audits.append(_peak(audit))
     read_s, audit_s = min(r[0] for r in reads), min(a[0] for a in audits)
-    pairs = sorted(a[0] / r[0] for r, a in zip(reads, audits))
+    pairs = [a[0] / r[0] for r, a in zip(reads, audits)]
     return {"csv_mb": round(csv_bytes / 2**20, 1),
             "pandas_read_s": round(read_s, 2), "pandas_read_peak_mb": round(max(r[1] for r in reads)),
             "audit_s": round(audit_s, 2), "audit_peak_mb": round(max(a[1] for a in audits)),

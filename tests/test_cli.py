@@ -380,7 +380,7 @@ def test_the_help_pages_say_the_catalogue_words():
 
 
 def test_the_language_can_come_from_the_environment_or_before_the_command(monkeypatch, tmp_path):
-    spanish, english = t("cli.help.rules.about", "es"), t("cli.help.rules.about", "en")
+    english = t("cli.help.rules.about", "en")
     title = "Naipe que no pertenece a la baraja de 52 cartas"  # LIR-CARDS
     monkeypatch.setenv("AUDITOR_LANG", "en")
     assert "Usage:" in run("--help").output and english in _page(run("rules", "--help"))
