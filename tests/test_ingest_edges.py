@@ -278,6 +278,7 @@ def test_a_parquet_files_repeating_text_columns_are_read_as_dictionaries(tmp_pat
     path = tmp_path / "log.parquet"
     pq.write_table(pa.table({"bet": [f"{(i % 9) * 5}.00" for i in range(n)], "cards": [f"c{i}" for i in range(n)],
                              "seat": list(range(n))}), path)
-    assert _repeating_columns(path) == ["bet"]
+    assert _repeating_columns(path, ["bet", "cards", "seat"]) == ["bet"]
+    assert _repeating_columns(path, ["cards", "seat"]) == []  # (only the columns asked for)
     pq.write_table(pa.table({"bet": pa.array([], pa.string())}), path)
-    assert _repeating_columns(path) == []
+    assert _repeating_columns(path, ["bet"]) == []

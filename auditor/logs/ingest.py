@@ -72,7 +72,9 @@ def _games():
 
 
 def _json_scalar_to_str(value) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
+    # (Python's JSON reads NaN and Infinity as floats: their text, "nan" and "inf", is then an
+    # invalid value, not a missing one)
+    if value is None:
         return ""
     if isinstance(value, bool):
         return "\x00bool"  # a boolean is no valid value of any field

@@ -277,9 +277,9 @@ class Source:
     def _jsonl(self, rows: int) -> Iterator[pa.Table]:
         opener = gzip.open if self.path.name.endswith(".gz") else open
         buffered: list[dict] = []
-        bad_lines: list[int] = []
-        bad_detail: list[str] = []
+        bad: list[tuple[int, str, str, str]] = []  # (line, field, reason, detail) of records rejected here
         errors = "strict" if self.native else "replace"
+        round_keys = _round_level(self.game) | {"game"}
         with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
             try:
                 for number, line in enumerate(fh, start=1):
@@ -293,13 +293,14 @@ class Source:
                         if "\\u" in line:  # an escape may name half a UTF-16 pair, which is no text
                             json.dumps(doc, ensure_ascii=False).encode("utf-8")
                     except (ValueError, RecursionError) as exc:  # UnicodeEncodeError too
-                        bad_lines.append(number)
-                        bad_detail.append(str(exc)[:200])
+                        bad.append((number, "", "reject.bad_json", str(exc)[:200]))
                         continue
                     base = {k: v for k, v in doc.items() if k != "hands"}
+                    fault = _hands_fault(doc["hands"], base, round_keys)
+                    if fault is not None:
+                        bad.append((number, *fault))
+                        continue
                     for hand in doc["hands"]:
-                        if not isinstance(hand, dict):
-                            hand = {"cards": "\x00"}  # rejected later as unreadable cards
                         buffered.append({**base, **hand, "_line": number, "_record": number})
                     if len(buffered) >= rows:
                         yield _json_table(buffered)
@@ -310,8 +311,9 @@ class Source:
                 raise InputError(str(self.path), "input.bad_gzip", error=first_line(exc)) from None
         if buffered:
             yield _json_table(buffered)
-        if bad_lines:
-            self.record_rejects.append(_rejects(str(self.path), bad_lines, "", "reject.bad_json", bad_detail))
+        if bad:
+            lines, fields, reasons, details = (list(v) for v in zip(*bad))
+            self.record_rejects.append(_rejects(str(self.path), lines, fields, reasons, details))
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
         try:
@@ -323,21 +325,28 @@ class Source:
             # times, round ids) is read as text: Parquet writers store most of it plainly
             # once its dictionary grows large, and Arrow would hash every value to encode it
             # again (a third of the time of the read).
-            coded = _repeating_columns(self.path)
+            # Only the game's columns are read: an extra column is ignored whatever its type
+            # (a list, a struct, bytes that are no text).
+            wanted = [name for name in self.names if name in _known_of(self.game)]
+            coded = _repeating_columns(self.path, wanted)
             parquet = pq.ParquetFile(self.path, read_dictionary=coded, pre_buffer=False)
             round_level = _round_level(self.game)
             first = 1
-            for batch in parquet.iter_batches(batch_size=rows):
-                table = _own_columns(pa.Table.from_batches([batch]))
+            for batch in parquet.iter_batches(batch_size=rows, columns=wanted):
+                table = pa.Table.from_batches([batch])
                 columns = {}
                 for name, column in zip(table.column_names, table.columns):
                     column = column.combine_chunks()
-                    if name in round_level and pa.types.is_dictionary(column.type):
-                        column = run_coded(column)
-                    elif _repeats(column):
-                        column = column.cast(TEXT_CODES)
-                    else:
-                        column = column.cast(pa.large_string())
+                    try:
+                        if name in round_level and pa.types.is_dictionary(column.type):
+                            column = run_coded(column)
+                        elif _repeats(column):
+                            column = column.cast(TEXT_CODES)
+                        else:
+                            column = column.cast(pa.large_string())
+                    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                        raise InputError(str(self.path), "input.parquet_column", column=name,
+                                         type=str(column.type)[:60]) from None
                     columns[name] = column
                 table = pa.table(columns)
                 lines = pa.array(np.arange(first, first + table.num_rows), pa.int64())
@@ -347,6 +356,26 @@ class Source:
                 yield table
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(self.path), "input.unreadable", error=type(exc).__name__) from None
+
+
+def _hands_fault(hands: list, base: dict, round_keys: frozenset[str]) -> tuple[str, str, str] | None:
+    """(field, reason, detail) of a round document whose hands cannot be read as its hands:
+    one that is not an object, or one that gives a field of the round (``table_id``,
+    ``dealer_id``, …) another value than the round or another hand does. (A hand row takes
+    the round's fields, then its own: a ``round_id`` of its own would make it a round apart,
+    and the document a record audited in two rounds.) A hand may repeat a round field with
+    the same value, or give one the round leaves out, as long as the hands agree."""
+    given: dict[str, str] = {}
+    for number, hand in enumerate(hands, start=1):
+        if not isinstance(hand, dict):
+            return "hands", "reject.bad_hand", f"{number}: {json.dumps(hand)[:60]}"
+        for key in round_keys.intersection(hand):
+            value = json.dumps(hand[key], sort_keys=True)
+            if key in base and json.dumps(base[key], sort_keys=True) != value:
+                return key, "reject.hand_round_field", f"{number}: {value[:60]}"
+            if given.setdefault(key, value) != value:
+                return key, "reject.hand_round_field", f"{number}: {value[:60]}"
+    return None
 
 
 def _one_value(n: int, text: str) -> pa.DictionaryArray:
@@ -382,17 +411,24 @@ def concat_batches(tables: list[pa.Table]) -> pa.Table:
 
 
 @functools.cache
+def _known_of(game: str) -> frozenset[str]:
+    """The columns a file of ``game`` may hold that the reader reads."""
+    return frozenset(c.name for c in columns_of(game)) | {"game"}
+
+
+@functools.cache
 def _round_level(game: str) -> frozenset[str]:
     return frozenset(c.name for c in columns_of(game) if c.round_level)
 
 
-def _repeating_columns(path: Path) -> list[str]:
-    """The text columns of a Parquet file that repeat (``_repeats``) in its first
+def _repeating_columns(path: Path, names: list[str]) -> list[str]:
+    """The text columns among ``names`` of a Parquet file that repeat (``_repeats``) in its first
     ``_PROBE_ROWS`` rows read dictionary-encoded. Arrow gives those rows the dictionary of the
     values it has met so far, which for a column kept in dictionary pages is the first row
     group's whole dictionary: a column of more than an eighth of ``_PROBE_ROWS`` values in the
     first row group is read as text."""
-    text = [f.name for f in pq.read_schema(path) if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+    text = [f.name for f in pq.read_schema(path) if f.name in names
+            and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
     if not text:
         return []
     first = next(pq.ParquetFile(path, read_dictionary=text).iter_batches(batch_size=_PROBE_ROWS, columns=text), None)
@@ -766,7 +802,7 @@ def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
                 if isinstance(doc, dict):
                     hands = doc.get("hands") if isinstance(doc.get("hands"), list) else []
                     hand = hands[0] if hands and isinstance(hands[0], dict) else {}
-                    names = [str(k) for k in doc if k != "hands"] + [str(k) for k in hand]
+                    names = list(dict.fromkeys([str(k) for k in doc if k != "hands"] + [str(k) for k in hand]))
                     return names, str(doc.get("started_at") or "")
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None

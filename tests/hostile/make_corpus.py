@@ -172,6 +172,33 @@ def main() -> None:
     games = pa.array([None, "pot-luck-blackjack", "pot-luck-blackjack", "let-it-ride"]).dictionary_encode()
     pq.write_table(pa.Table.from_arrays([*columns.values(), games], names=[*HEADER, "game"]),
                    FILES / "other_game_column.parquet")
+    # Extra columns of types that do not read as text (a list, a struct, bytes that are no
+    # UTF-8): ignored like any extra column. The game's own column of such a type stops the file,
+    # naming it.
+    extra = {"tags": pa.array([[1, 2], [], None, [3]]), "meta": pa.array([{"a": 1}, {"a": 2}, None, {"a": 4}]),
+             "blob": pa.array([b"\xff\xfe", b"ok", None, b"\x80"], pa.binary())}
+    pq.write_table(pa.Table.from_arrays([*columns.values(), *extra.values()], names=[*HEADER, *extra]),
+                   FILES / "nested_extra_columns.parquet")
+    nested = {**columns, "dealer_id": pa.array([["CR-1"]] * 4)}
+    pq.write_table(pa.Table.from_arrays(list(nested.values()), names=HEADER), FILES / "nested_game_column.parquet")
+
+    # --- JSONL hands that are not hands: one reject of the record, no finding ---------------
+    docs = [json.loads(line) for line in jsonl_text(CLEAN).splitlines()]
+    # R1's hand names another table, R2's second hand another round (each would be a round
+    # apart); R3's hand repeats the round's own table and dealer, which is harmless.
+    docs[0]["hands"][0]["table_id"] = "T9"
+    docs[1]["hands"][1]["round_id"] = "R9"
+    docs[2]["hands"][0].update(table_id="T1", dealer_id="CR-1")
+    write("json_hand_round_fields.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
+    docs = [json.loads(line) for line in jsonl_text(CLEAN).splitlines()]
+    docs[1]["hands"][1] = None
+    docs[2]["hands"] = [7]
+    write("json_hand_not_object.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
+    # NaN and Infinity, which Python's JSON reads as numbers: invalid amounts, not missing ones.
+    docs = [json.loads(line) for line in jsonl_text(CLEAN).splitlines()]
+    docs[0]["hands"][0]["bet"] = float("nan")
+    docs[2]["hands"][0]["net_main"] = float("inf")
+    write("json_nan_amounts.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
 
     # --- malicious content: nothing is executed, nothing written elsewhere ----------------
     evil = [DEALER_DREW | {"dealer_id": "<script>alert(1)</script>", "table_id": "../../etc/passwd",
