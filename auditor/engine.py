@@ -19,7 +19,8 @@ import pandas as pd
 import pyarrow as pa
 
 from . import __version__
-from .checks.base import KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, round_index, unique_groups
+from .checks.base import (KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, group_any, round_index,
+                          unique_groups)
 from .arrowtext import as_large_string, buffers
 from .compiled import kernel
 from .findings import InputSummary, RuleOutcome
@@ -27,8 +28,8 @@ from .i18n import t
 from .logs.files import InputError
 from .logs.ingest import TIME_WINDOW, HandTable, collect_rejects, same_text, type_rows
 from .logs.csvsplit import last_line_end
-from .logs.sources import BATCH_ROWS, SUFFIXES, Source, batch_schema, concat_batches, open_source
-from .logs.schema import columns_of
+from .logs.sources import BATCH_ROWS, SUFFIXES, Source, absent_bits, batch_schema, concat_batches, open_source
+from .logs.schema import columns_of, partners
 from .money import cents_text
 from .rowwise import frame_rows
 from .profiles import ProfileBase, ProfileSet
@@ -383,6 +384,8 @@ class _GameRun:
         self.profiles = ProfileSet(game, list(profiles))
         # per rule: rounds checked, violations, note, error (a check that raised)
         self.stats = {r.code: [0, 0, "", ""] for r in self.plugin.spec.rule}
+        # per rule: rounds not checked for a column their file lacks, and the columns (_where_known)
+        self.unchecked = {r.code: [0, set()] for r in self.plugin.spec.rule}
         self.findings: list[dict] = []  # columns of findings per chunk, see _findings
         self.rejects: list[pd.DataFrame] = []
         self.rejected_records: dict[str, int] = {}
@@ -482,12 +485,15 @@ class _GameRun:
         del table, df
         ctx = p.context(accepted, self.profiles, card_faults, self.previous, gaps)
         violated = []
+        unknown: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
         for rule in p.spec.rule:
             try:
                 result = p.checks[rule.code](ctx)
             except Exception as exc:  # a check that crashed is reported as error, never as passed
                 self.stats[rule.code][3] = f"{type(exc).__name__}: {exc}"
                 continue
+            if rule.needs:
+                result = self._where_known(rule, result, ctx, unknown)
             if result.per_profile:
                 # The same profiles in every chunk: one verdict over all of them, at the end.
                 seen = self.per_profile.get(rule.code)
@@ -518,6 +524,25 @@ class _GameRun:
         self.totals["hands"] += len(accepted.df)
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
         self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
+
+    def _where_known(self, rule, result: CheckResult, ctx, unknown: dict) -> CheckResult:
+        """``result`` without the rounds whose file lacks a column the rule compares while the
+        round shows it in use (``_unknown_rounds``), which are counted for the rule's note.
+        ``unknown`` holds each column's rounds for the chunk's other rules."""
+        off = np.zeros(ctx.n_rounds, bool)
+        for name in rule.needs:
+            if name not in unknown:
+                unknown[name] = _unknown_rounds(ctx, name, self.game)
+            if unknown[name] is not None:
+                rounds, lacking = unknown[name]
+                if (result.applies & rounds[result.round_index]).any():
+                    off |= rounds
+                    self.unchecked[rule.code][1].update(lacking)
+        if not off.any():
+            return result
+        skipped = result.applies & off[result.round_index]
+        self.unchecked[rule.code][0] += _rounds_checked(replace(result, applies=skipped))
+        return replace(result, applies=result.applies & ~skipped)
 
     def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
                  own: np.ndarray, known: np.ndarray) -> np.ndarray:
@@ -578,6 +603,10 @@ class _GameRun:
         rules = []
         for rule in self.plugin.spec.rule:
             checked, violations, note, error = self.stats[rule.code]
+            skipped, lacking = self.unchecked[rule.code]
+            if skipped:
+                said = t("note.columns_absent", self.lang, rounds=skipped, columns=", ".join(sorted(lacking)))
+                note = f"{note}; {said}" if note else said
             status = ("error" if error else "not_applicable" if checked == 0
                       else "failed" if violations else "passed")
             rules.append(_outcome(rule, self.lang, status, checked, violations, note=error or note))
@@ -589,6 +618,24 @@ class _GameRun:
                 "audited_records": self.audited_records, "refused_files": self.refused_files,
                 "tables": self.tables,
                 "first": self.first, "last": self.last, "totals": self.totals}
+
+
+def _unknown_rounds(ctx, name: str, game: str) -> tuple[np.ndarray, set[str]] | None:
+    """(the rounds whose settlement ``name`` is not known, the columns their files lack) or
+    None when there are none: rounds from a file that lacks the settlement column while a hand
+    shows its bet, or lacks the bet column while a hand shows a settlement. (A file without
+    both has no such bet: read as 0, as the format's default, it is right.)"""
+    absent = ctx.hands["_absent"].to_numpy()
+    if not absent.any():
+        return None
+    bet = partners(game)[name]
+    unknown, lacking = np.zeros(len(absent), bool), set()
+    for missing, shown in ((name, bet), (bet, name)):
+        rows = ((absent & absent_bits(game, [missing])) != 0) & (ctx.hands[shown].to_numpy() != 0)
+        if rows.any():
+            unknown |= rows
+            lacking.add(missing)
+    return (group_any(unknown, ctx.rid, ctx.n_rounds), lacking) if lacking else None
 
 
 def _round_hashes(df: pd.DataFrame, first: np.ndarray, of_round: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

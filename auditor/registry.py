@@ -14,6 +14,7 @@ from functools import cache
 from .checks import let_it_ride, pot_luck_blackjack
 from .checks import triple_shot
 from .checks.base import Check
+from .logs.schema import columns_of
 from .specs import DirectiveSpec, SpecError, load_spec
 
 __all__ = ["GamePlugin", "GAMES", "verify", "plugin"]
@@ -77,6 +78,11 @@ def verify() -> None:
             raise SpecError(f"{game}: rule codes without a check: {sorted(codes - bound)}")
         if bound - codes:
             raise SpecError(f"{game}: checks without a rule code: {sorted(bound - codes)}")
+        settlements = {c.name for c in columns_of(game) if c.settles}
+        for rule in spec.rule:
+            if set(rule.needs) - settlements:
+                raise SpecError(f"{game}: {rule.code} needs columns that are no optional settlement of the "
+                                f"log: {sorted(set(rule.needs) - settlements)}")
 
 
 def plugin(game: str) -> GamePlugin:

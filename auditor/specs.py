@@ -41,6 +41,10 @@ class RuleSpec(BaseModel):
     check: Titles  # what the check verifies, for `auditor explain` ("Qué verifica")
     quote: str
     params: tuple[str, ...] = ()
+    # Optional settlement columns of the log whose values the rule compares (``pool_paid``): in
+    # a round from a file that lacks one of them, or the bet it settles, while the round shows
+    # the other in use, the rule is not checked (see ``engine._unknown_rounds``).
+    needs: tuple[str, ...] = ()
     # Filled from the directive header so that a rule carries its own citation.
     game: str = ""
     directive: str = ""

@@ -282,3 +282,33 @@ def test_a_parquet_files_repeating_text_columns_are_read_as_dictionaries(tmp_pat
     assert _repeating_columns(path, ["cards", "seat"]) == []  # (only the columns asked for)
     pq.write_table(pa.table({"bet": pa.array([], pa.string())}), path)
     assert _repeating_columns(path, ["bet"]) == []
+
+
+def test_a_rule_over_a_settlement_column_the_file_lacks_is_not_checked_where_the_round_needs_it(tmp_path):
+    """A CSV without ``pool_paid`` shows R1's pool bet but not what was paid from it: the pool
+    rules are not checked on R1 (no false finding), and the report says why; with the
+    column, the same pool paid without commission is a finding. A file without both pool
+    columns has no pool bet to settle. A JSONL document that leaves the field out means its
+    default, 0, as the schema says."""
+    rows = [hand("R1", pool_bet="10.00", pool_paid="10.00"), hand("R2", minute=1)]
+    pool_rules = {"PLB-POOL-WINNER", "PLB-POOL-COMMISSION", "PLB-POOL-CAP"}
+    full = audit([write_log(tmp_path / "full.csv", rows)])
+    assert set(full.findings["code"]) == {"PLB-POOL-COMMISSION"}
+    lacking = audit([write_log(tmp_path / "lacking.csv", rows, header=[h for h in HEADER if h != "pool_paid"])])
+    assert not len(lacking.findings) and not len(lacking.rejected)
+    outcomes = {o.code: o for o in lacking.rules}
+    for code in pool_rules:
+        assert outcomes[code].status == "not_applicable" and outcomes[code].rounds_checked == 0
+        assert "pool_paid" in outcomes[code].note and "1" in outcomes[code].note
+    assert outcomes["PLB-WIN"].status == "passed" and outcomes["PLB-WIN"].rounds_checked == 2
+    assert any("pool_paid" in note for note in lacking.inputs[0].notes)
+    neither = audit([write_log(tmp_path / "neither.csv", [hand("R1"), hand("R2", minute=1)],
+                               header=[h for h in HEADER if h not in ("pool_bet", "pool_paid")])])
+    assert not len(neither.findings) and all(not {o.code: o for o in neither.rules}[c].note for c in pool_rules)
+    doc = {"table_id": "T1", "round_id": "R1", "started_at": "2026-11-01T20:00:00-05:00", "dealer_id": "D1",
+           "shoe_id": "S1", "dealer_cards": "TH 7C",
+           "hands": [{k: v for k, v in rows[0].items() if k in HEADER[6:] and k not in ("pool_paid", "split_from")}]}
+    log = tmp_path / "omits.jsonl"
+    log.write_text(__import__("json").dumps(doc) + "\n", encoding="utf-8")
+    # (the pool of 10.00 paid to nobody: 10.00 kept as commission, over its 5 % cap)
+    assert set(audit([log]).findings["code"]) == {"PLB-POOL-COMMISSION", "PLB-POOL-CAP"}

@@ -41,3 +41,25 @@ def test_mismatch_fails_start_up(monkeypatch, change):
     finally:
         monkeypatch.undo()
         registry.verify.cache_clear()
+
+
+def test_a_rule_that_needs_a_column_that_is_no_settlement_fails_start_up(monkeypatch, tmp_path):
+    """``needs`` names optional settlement columns (``pool_paid``); a misspelt or required
+    column in a spec stops the tool at start-up rather than leaving the rule checked everywhere."""
+    game, plugin = "pot-luck-blackjack", registry.GAMES["pot-luck-blackjack"]
+    from auditor.specs import SPEC_DIR
+
+    text = (SPEC_DIR / plugin.spec_file).read_text(encoding="utf-8")
+    assert 'needs = ["pool_paid"]' in text
+    for wrong in ("pool_payd", "bet"):
+        spec = tmp_path / f"{wrong}.toml"
+        spec.write_text(text.replace('needs = ["pool_paid"]', f'needs = ["{wrong}"]', 1), encoding="utf-8")
+        monkeypatch.setitem(registry.GAMES, game, dataclasses.replace(plugin, spec_file=str(spec)))
+        registry.verify.cache_clear()
+        try:
+            with pytest.raises(SpecError, match=wrong):
+                registry.verify()
+        finally:
+            monkeypatch.undo()
+            registry.verify.cache_clear()
+    registry.verify()

@@ -133,7 +133,7 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     check that the rows of a round agree."""
     columns = columns_of(game)
     typed = {"_file": raw.column("_file").to_pandas(), "_line": raw.column("_line").to_numpy(),
-             "_record": raw.column("_record").to_numpy()}
+             "_record": raw.column("_record").to_numpy(), "_absent": raw.column("_absent").to_numpy()}
     matrices: dict[str, CardMatrix] = {}
     runs: dict[str, tuple[np.ndarray, pa.LargeStringArray]] = {}
     problems: list[tuple[np.ndarray, str, str]] = []

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Kind", "PotLuckHand", "PotLuckRound", "ROUND_MODELS", "columns_of", "Column"]
+__all__ = ["Kind", "PotLuckHand", "PotLuckRound", "ROUND_MODELS", "columns_of", "Column", "partners"]
 
 
 class Kind:
@@ -35,12 +35,14 @@ CARDS_PATTERN = r"^\s*((10|[2-9TJQKAtjqka])[SHDCshdc♠♥♦♣]\s*)*$"
 
 
 def _col(kind: str, description: str, *, width: int | None = None, required: bool = True,
-         choices: tuple[str, ...] | None = None, **kw):
+         choices: tuple[str, ...] | None = None, settles: str | None = None, **kw):
     extra = {"x-kind": kind, "x-required": required}
     if width is not None:
         extra["x-width"] = width
     if choices is not None:
         extra["x-choices"] = list(choices)
+    if settles is not None:
+        extra["x-settles"] = settles
     return Field(description=description, json_schema_extra=extra, **kw)
 
 
@@ -72,9 +74,10 @@ class PotLuckHand(_Doc):
     net_main: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the main bet and its double: "
                                  "winnings paid (> 0), amount collected (< 0) or 0 for a push.")
     net_insurance: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the insurance bet (paid > 0, collected < 0).",
-                                      required=False, default="0")
+                                      required=False, default="0", settles="insurance")
     pool_paid: Money = _col(Kind.MONEY, "Amount handed to this seat from the pool (its share of the pool "
-                            "after commission), 0 if it did not win.", required=False, default="0")
+                            "after commission), 0 if it did not win.", required=False, default="0",
+                            settles="pool_bet")
 
 
 class PotLuckRound(_Doc):
@@ -120,7 +123,7 @@ class LetItRideHand(_Doc):
                               "0 when withdrawn.")
     net_dollar: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the \"$\" bet: paid (> 0) or collected (< 0).")
     net_bonus: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the bonus bet: paid (> 0), collected (< 0).",
-                                  required=False, default="0")
+                                  required=False, default="0", settles="bonus_bet")
 
 
 class LetItRideRound(_Doc):
@@ -172,7 +175,7 @@ class TripleShotHand(_Doc):
     net_poker: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the Póker bet: paid (> 0), collected (< 0), "
                                   "0 for a push.")
     net_bonus: SignedMoney = _col(Kind.SIGNED_MONEY, "Settlement of the bonus bet: paid (> 0), collected (< 0).",
-                                  required=False, default="0")
+                                  required=False, default="0", settles="bonus_bet")
 
 
 class TripleShotRound(_Doc):
@@ -210,6 +213,7 @@ class Column(BaseModel):
     maximum: int | None = None
     choices: tuple[str, ...] = ()  # the words of a choice field
     max_length: int | None = None  # of a text field, in characters
+    settles: str | None = None  # of an optional settlement, the optional bet it settles
 
 
 @functools.cache
@@ -230,8 +234,18 @@ def columns_of(game: str) -> tuple[Column, ...]:
             out.append(Column(name=name, kind=extra["x-kind"], required=extra["x-required"],
                               width=extra.get("x-width"), round_level=round_level,
                               minimum=bounds.get("Ge"), maximum=bounds.get("Le"),
-                              choices=tuple(extra.get("x-choices", ())), max_length=bounds.get("MaxLen")))
+                              choices=tuple(extra.get("x-choices", ())), max_length=bounds.get("MaxLen"),
+                              settles=extra.get("x-settles")))
     return tuple(out)
+
+
+@functools.cache
+def partners(game: str) -> dict[str, str]:
+    """The optional bets of ``game`` and their settlements, each named by the other (``pool_bet``
+    and ``pool_paid``, ``insurance`` and ``net_insurance``, …): a file that has one of a pair
+    and not the other shows a bet it does not settle, or a settlement of a bet it does not show."""
+    pairs = {c.name: c.settles for c in columns_of(game) if c.settles}
+    return pairs | {bet: settlement for settlement, bet in pairs.items()}
 
 
 def json_schema(game: str) -> dict:

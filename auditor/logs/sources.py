@@ -43,10 +43,10 @@ from ..arrowtext import buffers
 from .csvsplit import last_line_end, line_count, split_plain
 from .files import SUFFIXES, InputError, Scan, digest_job, first_line, scan
 from .ingest import _json_scalar_to_str, _rejects, detect_game, run_coded
-from .schema import columns_of
+from .schema import columns_of, partners
 
-__all__ = ["Source", "open_source", "batch_schema", "concat_batches", "SUFFIXES", "BATCH_ROWS", "DELIMITERS",
-           "delimiter_option"]
+__all__ = ["Source", "open_source", "batch_schema", "absent_bits", "concat_batches", "SUFFIXES", "BATCH_ROWS",
+           "DELIMITERS", "delimiter_option"]
 
 BATCH_ROWS = 250_000
 DELIMITERS = (",", ";", "\t", "|")
@@ -83,6 +83,11 @@ class Source:
     # (a ``Scan``), and where the lines after the header begin.
     verdict: Future | None = None
     header_bytes: int = 0
+    # The game's optional columns that a CSV or Parquet file leaves out (a JSONL document that
+    # leaves out a field means its default, as the schema says). Read as their default too,
+    # but marked on each row (``_absent``): where a round shows a bet whose settlement the file
+    # has no column for, or the reverse, the rules that compare them are not checked.
+    absent: tuple[str, ...] = ()
 
     @property
     def sha256(self) -> str:
@@ -132,6 +137,7 @@ class Source:
                            if "game" in present else _one_value(n, ""))
         for name in ("_line", "_record"):
             columns[name] = table.column(name)
+        columns["_absent"] = pa.array(np.full(n, absent_bits(self.game, self.absent), np.int32))
         schema = batch_schema(self.game)
         if any(pa.types.is_dictionary(columns[f.name].type) for f in schema if f.type == pa.large_string()):
             schema = pa.schema([f.with_type(TEXT_CODES) if pa.types.is_dictionary(columns[f.name].type) else f
@@ -390,12 +396,21 @@ def batch_schema(game: str) -> pa.Schema:
     dictionary-encoded instead, see ``Source._parquet``), the file it came from (dictionary-encoded: one
     value per file), its line (``_line``), its record (``_record``: the CSV row or JSON line),
     ``_bad`` (the text of a CSV row with the wrong number of fields, else empty) and ``game``
-    (the game the record names, dictionary-encoded; empty where it names none)."""
+    (the game the record names, dictionary-encoded; empty where it names none) and ``_absent``
+    (the game's columns that the record's file lacks, as bits: ``absent_bits``)."""
     return pa.schema([pa.field("_file", TEXT_CODES),
                       *[pa.field(c.name, TEXT_CODES if c.round_level else pa.large_string())
                         for c in columns_of(game)],
                       pa.field("_bad", pa.large_string()), pa.field("game", TEXT_CODES),
-                      pa.field("_line", pa.int64()), pa.field("_record", pa.int64())])
+                      pa.field("_line", pa.int64()), pa.field("_record", pa.int64()),
+                      pa.field("_absent", pa.int32())])
+
+
+def absent_bits(game: str, names) -> int:
+    """The columns ``names`` of ``game`` as bits, one per column in ``columns_of``'s order
+    (the ``_absent`` of a batch's rows)."""
+    order = [c.name for c in columns_of(game)]
+    return sum(1 << order.index(name) for name in names)
 
 
 def concat_batches(tables: list[pa.Table]) -> pa.Table:
@@ -751,12 +766,16 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         raise InputError(str(path), "input.duplicate_columns", columns=", ".join(twice))
     known = {c.name for c in expected} | {"game", "hands"}
     extra = [c for c in names if c not in known]
+    absent = tuple(c.name for c in expected if c.name not in names) if kind != "jsonl" else ()
+    unsettled = [name for name in absent if name in partners(game)]
+    if unsettled:
+        notes.append(("input.columns_absent", {"columns": ", ".join(unsettled)}))
     digest, verdict = _parts(digest_job(path, scanned=deferred))
     if not deferred:
         verdict, header_bytes = None, 0
     return Source(path=path, game=game, kind=kind, names=names, digest=digest, first_time=first_time,
                   extra_columns=extra, encoding=codec, native=native, delimiter=sep, notes=notes,
-                  verdict=verdict, header_bytes=header_bytes)
+                  verdict=verdict, header_bytes=header_bytes, absent=absent)
 
 
 def _head(path: Path) -> bytes:

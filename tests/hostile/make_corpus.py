@@ -182,6 +182,12 @@ def main() -> None:
     nested = {**columns, "dealer_id": pa.array([["CR-1"]] * 4)}
     pq.write_table(pa.Table.from_arrays(list(nested.values()), names=HEADER), FILES / "nested_game_column.parquet")
 
+    # A CSV without the optional pool_paid and net_insurance columns, whose R2 shows pool bets:
+    # the pool rules are not checked on R2 (a note says why), and nothing is a finding.
+    pooled = [CLEAN[0], {**CLEAN[1], "pool_bet": "5.00"}, {**CLEAN[2], "pool_bet": "5.00"}, CLEAN[3]]
+    write("optional_columns_absent.csv",
+          csv_text(pooled, header=[h for h in HEADER if h not in ("pool_paid", "net_insurance")]))
+
     # --- JSONL hands that are not hands: one reject of the record, no finding ---------------
     docs = [json.loads(line) for line in jsonl_text(CLEAN).splitlines()]
     # R1's hand names another table, R2's second hand another round (each would be a round
