@@ -71,17 +71,31 @@ class AuditResult:
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
-    """Every log file under the given files and folders, sorted, each once. A link named as
-    a log whose target is gone is listed too: opening it fails, and the report says so (an
-    export missing from a folder is not passed over in silence)."""
-    found: set[Path] = set()
+    """Every log file under the given files and folders, sorted, each once: a file named
+    twice (by a relative and an absolute path, through a link, or in a folder given with
+    one of its files) is read under the first name it is given. A link named as a log whose
+    target is gone is listed too: opening it fails, and the report says so (an export
+    missing from a folder is not passed over in silence)."""
+    found: dict[Path, Path] = {}  # the file itself -> the name it is read under
     for p in map(Path, paths):
         if p.is_dir():
-            found.update(f for f in p.rglob("*") if (f.is_file() or f.is_symlink() and not f.exists())
-                         and f.name.lower().endswith(SUFFIXES) and not f.name.lower().endswith(".truth.csv"))
+            named = sorted((f for f in p.rglob("*") if (f.is_file() or f.is_symlink() and not f.exists())
+                            and f.name.lower().endswith(SUFFIXES) and not f.name.lower().endswith(".truth.csv")),
+                           key=str)
         else:
-            found.add(p)
-    return sorted(found, key=lambda f: str(f))
+            named = [p]
+        for f in named:
+            found.setdefault(_the_file(f), f)
+    return sorted(found.values(), key=lambda f: str(f))
+
+
+def _the_file(path: Path) -> Path:
+    """The file a name stands for (its absolute path, links followed); the name itself where
+    it cannot be told (a loop of links)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
 
 
 def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[ProfileBase] = (),
@@ -591,8 +605,7 @@ class _GameRun:
                 self.rejected_records[file] = self.rejected_records.get(file, 0) + count
         rejects = pd.concat(self.rejects + record_rejects, ignore_index=True) if self.rejects else _empty_rejects()
         rejects["detail"] = rejects["detail"].fillna("").astype(str)
-        rejects = (rejects.drop(columns="_row", errors="ignore")
-                   .sort_values(["file", "line", "field", "reason"], kind="stable").reset_index(drop=True))
+        rejects = _one_per_record(rejects.drop(columns="_row", errors="ignore"))
         for rule in self.plugin.spec.rule:
             result = self.per_profile.get(rule.code)
             if result is not None and not self.stats[rule.code][3]:
@@ -618,6 +631,36 @@ class _GameRun:
                 "audited_records": self.audited_records, "refused_files": self.refused_files,
                 "tables": self.tables,
                 "first": self.first, "last": self.last, "totals": self.totals}
+
+
+def _one_per_record(rejects: pd.DataFrame) -> pd.DataFrame:
+    """The rejects, one per record (file and line): its first reason, and in ``also`` its
+    others, as (field, reason, detail), so that the list counts what ``records_rejected``
+    counts. A record rejected for a fault of its own is not also said to be in a round
+    rejected for another row: in JSONL, where a record's hands are its rows, the fault is
+    its own. Sorted by file, line, field and reason, a record's own faults before the rest."""
+    if not len(rejects):
+        return rejects.assign(also=pd.Series(dtype=object))
+    follow = (rejects["reason"] == "reject.round_incomplete").to_numpy()
+    rejects = rejects.assign(_follow=follow).sort_values(["file", "line", "_follow", "field", "reason", "detail"],
+                                                          kind="stable")
+    rejects = rejects.drop_duplicates(["file", "line", "field", "reason", "detail"])
+    # (a record's own faults sort first: a follow-on reason after one is dropped)
+    first = ~rejects[["file", "line"]].duplicated().to_numpy()
+    rejects = rejects[first | ~rejects["_follow"].to_numpy()]
+    first = ~rejects[["file", "line"]].duplicated().to_numpy()
+    out = rejects[first].drop(columns="_follow").reset_index(drop=True)
+    also = np.empty(len(out), dtype=object)
+    also.fill(())
+    if not first.all():
+        record = (np.cumsum(first) - 1)[~first]  # of each further reason, its record's entry
+        rest = rejects[~first]
+        entries = list(zip(rest["field"], rest["reason"], rest["detail"]))
+        bounds = np.flatnonzero(np.r_[True, record[1:] != record[:-1], True])
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            also[record[lo]] = tuple(entries[lo:hi])
+    out["also"] = also
+    return out
 
 
 def _unknown_rounds(ctx, name: str, game: str) -> tuple[np.ndarray, set[str]] | None:

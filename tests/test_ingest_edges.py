@@ -312,3 +312,42 @@ def test_a_rule_over_a_settlement_column_the_file_lacks_is_not_checked_where_the
     log.write_text(__import__("json").dumps(doc) + "\n", encoding="utf-8")
     # (the pool of 10.00 paid to nobody: 10.00 kept as commission, over its 5 % cap)
     assert set(audit([log]).findings["code"]) == {"PLB-POOL-COMMISSION", "PLB-POOL-CAP"}
+
+
+def test_each_rejected_record_is_listed_once_with_all_its_reasons(tmp_path):
+    """The rejected list counts what records_rejected counts: a CSV row with two bad fields is
+    one entry, its second reason in ``also``; a JSONL record is one entry however many of its
+    hands are rejected, and is not also "in a rejected round" because of itself."""
+    rows = [hand("R1", bet="ten", seat="x"), hand("R2", minute=1),
+            hand("R2", minute=1, seat="2", net_main="1O.00")]
+    result = audit([write_log(tmp_path / "log.csv", rows)])
+    listed = [(r.line, r.field, r.reason, r.detail, r.also) for r in result.rejected.itertuples()]
+    assert listed == [(2, "bet", "reject.bad_amount", "ten", (("seat", "reject.bad_int", "x"),)),
+                      (3, "", "reject.round_incomplete", "4", ()),
+                      (4, "net_main", "reject.bad_amount", "1O.00", ())]
+    assert len(listed) == result.inputs[0].records_rejected == 3
+    doc = {"table_id": "T1", "round_id": "R1", "started_at": "2026-11-01T20:00:00-05:00", "dealer_id": "D1",
+           "shoe_id": "S1", "dealer_cards": "TH 7C",
+           "hands": [{k: v for k, v in hand("R1", bet="ten").items() if k in HEADER[6:]},
+                     {k: v for k, v in hand("R1", seat="2", cards="JK 7D").items() if k in HEADER[6:]},
+                     {k: v for k, v in hand("R1", seat="3").items() if k in HEADER[6:]}]}
+    log = tmp_path / "log.jsonl"
+    log.write_text(__import__("json").dumps(doc) + "\n", encoding="utf-8")
+    result = audit([log])
+    listed = [(r.line, r.field, r.reason, r.detail, r.also) for r in result.rejected.itertuples()]
+    assert listed == [(1, "bet", "reject.bad_amount", "ten", (("cards", "reject.bad_cards", "JK 7D"),))]
+    assert result.inputs[0].records_rejected == 1
+
+
+def test_a_file_named_twice_is_read_once(tmp_path, monkeypatch):
+    """By a relative and an absolute path, through a link, or in its folder given beside it:
+    one file, read once under the first name given (not its rounds rejected as repeats)."""
+    from auditor.engine import discover
+
+    log = write_log(tmp_path / "log.csv", [hand("R1"), hand("R2", minute=1)])
+    (tmp_path / "link.csv").symlink_to(log)
+    monkeypatch.chdir(tmp_path)
+    assert discover([Path("log.csv"), log, tmp_path / "link.csv", tmp_path]) == [Path("log.csv")]
+    result = audit([Path("log.csv"), log])
+    assert [i.path for i in result.inputs] == ["log.csv"] and not len(result.rejected)
+    assert result.totals["rounds"] == 2

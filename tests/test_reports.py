@@ -62,7 +62,7 @@ def test_json_has_every_key_and_balanced_accounting(faulty):
 
     (rej,) = report["rejected"]
     assert rej["reason_code"] == "reject.bad_cards" and rej["line"] == 6 and rej["field"] == "cards"
-    assert rej["reason"].startswith("naipe no válido")
+    assert rej["reason"].startswith("naipe no válido") and rej["also"] == []
 
     wins = [f for f in report["findings"] if f["code"] == "PLB-WIN"]
     assert sorted(f["impact"] for f in wins) == ["-10.00", "5.00"]
@@ -221,3 +221,15 @@ def test_a_record_line_is_what_the_standard_encoder_writes(record):
     from auditor.reporting.json_report import _FORMAT, _record
 
     assert _record(record) == json.dumps(record, separators=(",", ":"), **_FORMAT)
+
+
+def test_a_record_rejected_for_two_reasons_is_one_entry_with_both(tmp_path):
+    """The JSON entry holds the second reason in ``also``, translated; the HTML shows both."""
+    result = audit([write_log(tmp_path / "log.csv", [hand("1", bet="ten", seat="x")])], lang="en")
+    (rej,) = build_report(result)["rejected"]
+    assert (rej["field"], rej["reason_code"]) == ("bet", "reject.bad_amount")
+    assert rej["also"] == [{"field": "seat", "reason": "not a valid whole number", "reason_code": "reject.bad_int",
+                            "detail": "x"}]
+    html = render_html(result)
+    section = html[html.index('<section id="rejected">'):]
+    assert "reject.bad_amount" in section and "reject.bad_int" in section and "not a valid whole number" in section

@@ -76,10 +76,10 @@ def _json_scalar_to_str(value) -> str:
     # invalid value, not a missing one)
     if value is None:
         return ""
-    if isinstance(value, bool):
-        return "\x00bool"  # a boolean is no valid value of any field
-    if isinstance(value, (dict, list)):
-        return "\x00" + json.dumps(value)[:40]
+    if isinstance(value, (bool, dict, list)):
+        # No valid value of any field: marked by a leading NUL, which no field's text may hold
+        # (the reject shows the JSON without it, see _typing_rejects).
+        return "\x00" + json.dumps(value)[:80]
     return str(value)
 
 
@@ -209,7 +209,7 @@ def _typing_rejects(df: pd.DataFrame, raw: pa.Table, problems) -> pd.DataFrame:
     for name in pd.unique(rejects["field"][shown]):
         at = np.flatnonzero(shown & (rejects["field"] == name).to_numpy())
         text = raw.column(name).take(pa.array(rejects["_row"].to_numpy()[at])).cast(pa.large_string())
-        rejects.loc[at, "detail"] = [v[:80] if v is not None else "" for v in text.to_pylist()]
+        rejects.loc[at, "detail"] = [v.removeprefix("\x00")[:80] if v is not None else "" for v in text.to_pylist()]
     return rejects
 
 

@@ -122,13 +122,18 @@ _SLICE = 10_000
 
 
 def rejected_records(rejected: pd.DataFrame, lang: str) -> list[dict]:
-    """Every rejected record, its reason in ``lang``; converted a column at a time."""
+    """Every rejected record once, its first reason in ``lang`` and its other reasons in
+    ``also`` (see ``engine._one_per_record``); converted a column at a time."""
     text = {k: _column(rejected, k, text=True) for k in ("file", "field", "reason", "detail")}
-    reasons = {code: translate(code, lang) if code else "" for code in set(text["reason"])}
+    more = [v if isinstance(v, tuple) else () for v in
+            (rejected["also"].tolist() if "also" in rejected else [()] * len(rejected))]
+    codes = set(text["reason"]) | {code for entries in more for _, code, _ in entries}
+    reasons = {code: translate(code, lang) if code else "" for code in codes}
     return [{"file": file, "line": line, "field": field, "reason": reasons[code], "reason_code": code,
-             "detail": detail}
-            for file, line, field, code, detail in zip(text["file"], _column(rejected, "line"), text["field"],
-                                                       text["reason"], text["detail"])]
+             "detail": detail,
+             "also": [{"field": f, "reason": reasons[c], "reason_code": c, "detail": str(d)} for f, c, d in also]}
+            for file, line, field, code, detail, also in zip(text["file"], _column(rejected, "line"), text["field"],
+                                                             text["reason"], text["detail"], more)]
 
 
 def profile_records(result) -> list[dict]:
