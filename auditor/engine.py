@@ -90,10 +90,11 @@ def discover(paths: Iterable[Path]) -> list[Path]:
 
 
 def _the_file(path: Path) -> Path:
-    """The file a name stands for (its absolute path, links followed); the name itself where
-    it cannot be told (a loop of links)."""
+    """The file a name stands for (its absolute path, links followed); the absolute name
+    itself where there is no file (a link whose target is gone, each listed as itself) or it
+    cannot be told (a loop of links)."""
     try:
-        return path.resolve()
+        return path.resolve() if path.exists() else path.absolute()
     except (OSError, RuntimeError):
         return path.absolute()
 
@@ -657,8 +658,8 @@ def _one_per_record(rejects: pd.DataFrame) -> pd.DataFrame:
         rest = rejects[~first]
         entries = list(zip(rest["field"], rest["reason"], rest["detail"]))
         bounds = np.flatnonzero(np.r_[True, record[1:] != record[:-1], True])
-        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-            also[record[lo]] = tuple(entries[lo:hi])
+        for at, lo, hi in zip(record[bounds[:-1]].tolist(), bounds[:-1].tolist(), bounds[1:].tolist()):
+            also[at] = tuple(entries[lo:hi])
     out["also"] = also
     return out
 

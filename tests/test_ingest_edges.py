@@ -351,3 +351,28 @@ def test_a_file_named_twice_is_read_once(tmp_path, monkeypatch):
     result = audit([Path("log.csv"), log])
     assert [i.path for i in result.inputs] == ["log.csv"] and not len(result.rejected)
     assert result.totals["rounds"] == 2
+    # Two links to one file gone are two exports missing, each listed
+    for name in ("gone1.csv", "gone2.csv"):
+        (tmp_path / "d").mkdir(exist_ok=True)
+        (tmp_path / "d" / name).symlink_to(tmp_path / "gone.csv")
+    assert discover([tmp_path / "d"]) == [tmp_path / "d" / "gone1.csv", tmp_path / "d" / "gone2.csv"]
+
+
+def test_a_jsonl_round_rejected_for_its_hands_is_a_gap_in_the_tables_sequence(tmp_path):
+    """A round whose hand is null is rejected, and known to the audit as rejected: the next
+    round of its table is not compared with the one before it (their decks alternate with the
+    rejected one between), so no false TS-TWO-DECKS finding."""
+    import json
+
+    sample = Path(__file__).resolve().parent.parent / "sample_logs" / "triple-shot" / "ts-casino-ejemplo-dia2.jsonl"
+    docs = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines()]
+    fifth = [d for d in docs if d["table_id"] == "TS-01"][4]
+    fifth["hands"][0] = None
+    log = tmp_path / "gap.jsonl"
+    log.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    result = audit([log])
+    (rejected,) = result.rejected.itertuples()
+    assert (rejected.reason, rejected.detail) == ("reject.bad_hand", "1: null")
+    decks = result.findings[result.findings["code"] == "TS-TWO-DECKS"]
+    assert fifth["round_id"] == "20261102-000005"
+    assert not ((decks["table_id"] == "TS-01") & (decks["round_id"] == "20261102-000006")).any()

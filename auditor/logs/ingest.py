@@ -24,7 +24,7 @@ from ..rowwise import columns_frame, count_per_row
 from .schema import Column, Kind, columns_of
 
 __all__ = ["HandTable", "detect_game", "type_rows", "collect_rejects", "same_text", "run_coded",
-           "LIMA_OFFSET"]
+           "reader_fault", "LIMA_OFFSET"]
 
 LIMA_OFFSET = "-05:00"
 
@@ -72,15 +72,16 @@ def _games():
 
 
 def _json_scalar_to_str(value) -> str:
-    # (Python's JSON reads NaN and Infinity as floats: their text, "nan" and "inf", is then an
-    # invalid value, not a missing one)
     if value is None:
         return ""
-    if isinstance(value, (bool, dict, list)):
-        # No valid value of any field: marked by a leading NUL, which no field's text may hold
-        # (the reject shows the JSON without it, see _typing_rejects).
-        return "\x00" + json.dumps(value)[:80]
+    # A boolean, an object, a list, NaN or Infinity (which Python's JSON reads as floats) is no
+    # valid value of any field: marked by a leading NUL, and rejected as such (``_marked``).
+    if isinstance(value, (bool, dict, list)) or (isinstance(value, float) and not np.isfinite(value)):
+        return JSON_MARK + json.dumps(value)[:80]
     return str(value)
+
+
+JSON_MARK = "\x00"
 
 
 # --- typing and validation -------------------------------------------------------------
@@ -160,8 +161,9 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
     # into one 2-D block, or take longer inserting them one by one).
     df = columns_frame(typed)
     table = HandTable(df=df, matrices=matrices, runs=runs)
-    # A CSV row with the wrong number of fields (marked by the reader): rejected for that,
-    # with its text, and for nothing else (its fields may be shifted or cut off). Likewise a
+    # A CSV row with the wrong number of fields, or a JSONL round whose hands cannot be read
+    # (marked by the reader, see ``reader_fault``): rejected for that, with its text or the
+    # reader's detail, and for nothing else (its fields may be shifted or cut off). Likewise a
     # line that repeats the header (exports joined into one file): no round's data.
     cut = pc.greater(pc.binary_length(raw.column("_bad")), 0).to_numpy()
     header = _names_itself(df["table_id"], "table_id") & _names_itself(df["round_id"], "round_id")
@@ -170,12 +172,27 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
         return table, _typing_rejects(df, raw, problems)
     problems = [(mask & ~forced, f, r) for mask, f, r in problems]
     idx = np.flatnonzero(cut)
-    bad_text = raw.column("_bad").take(pa.array(idx)).to_numpy(zero_copy_only=False).astype(object)
-    structural = _rejects(_files_at(df, idx), df["_line"].to_numpy()[idx], "", "reject.bad_fields",
-                          bad_text, row=idx)
+    faults = [_fault_of(text) for text in raw.column("_bad").take(pa.array(idx)).to_pylist()]
+    structural = _rejects(_files_at(df, idx), df["_line"].to_numpy()[idx], [f for f, _, _ in faults],
+                          [r for _, r, _ in faults], [d for _, _, d in faults], row=idx)
     idx = np.flatnonzero(header & ~cut)
     headers = _rejects(_files_at(df, idx), df["_line"].to_numpy()[idx], "", "reject.header_repeated", row=idx)
     return table, pd.concat([structural, headers, _typing_rejects(df, raw, problems)], ignore_index=True)
+
+
+def reader_fault(field_: str, reason: str, detail: str) -> str:
+    """A record's ``_bad`` for a fault the reader found (a JSONL hand that is not an object):
+    the record is rejected for it alone, as a CSV row with the wrong number of fields is for
+    that (whose ``_bad`` is its text, never starting with a NUL)."""
+    return f"\x00{field_}\x00{reason}\x00{detail}"
+
+
+def _fault_of(bad: str) -> tuple[str, str, str]:
+    """(field, reason, detail) of a record's ``_bad``."""
+    parts = bad.split("\x00", 3)
+    if len(parts) == 4 and not parts[0] and parts[2].startswith("reject."):
+        return parts[1], parts[2], parts[3]
+    return "", "reject.bad_fields", bad
 
 
 def _of_another_game(named: pa.ChunkedArray, game: str) -> np.ndarray:
@@ -209,7 +226,7 @@ def _typing_rejects(df: pd.DataFrame, raw: pa.Table, problems) -> pd.DataFrame:
     for name in pd.unique(rejects["field"][shown]):
         at = np.flatnonzero(shown & (rejects["field"] == name).to_numpy())
         text = raw.column(name).take(pa.array(rejects["_row"].to_numpy()[at])).cast(pa.large_string())
-        rejects.loc[at, "detail"] = [v.removeprefix("\x00")[:80] if v is not None else "" for v in text.to_pylist()]
+        rejects.loc[at, "detail"] = [v.removeprefix(JSON_MARK)[:80] if v is not None else "" for v in text.to_pylist()]
     return rejects
 
 
@@ -227,7 +244,26 @@ def _broadcast(value, index: np.ndarray):
 
 
 def _type_column(col: Column, arrow: pa.Array, letters: str):
-    """(typed values, [(mask, field, reason)]) of one column."""
+    """(typed values, [(mask, field, reason)]) of one column. A JSON value of a kind no field
+    takes (``_json_scalar_to_str``) is rejected for that alone."""
+    value, found = _typed(col, arrow, letters)
+    marked = _marked(arrow)
+    if marked is None:
+        return value, found
+    return value, [(mask & ~marked, f, r) for mask, f, r in found] + [(marked, col.name, "reject.json_type")]
+
+
+def _marked(arrow: pa.Array) -> np.ndarray | None:
+    """Values that start with ``JSON_MARK``; None when none can (the text holds no NUL byte)."""
+    offsets, data = buffers(arrow)
+    body = data[offsets[0]:offsets[-1]]
+    if not len(body) or body.min() != 0:
+        return None
+    marked = np.asarray(pc.starts_with(arrow, JSON_MARK).to_numpy(zero_copy_only=False), bool)
+    return marked if marked.any() else None
+
+
+def _typed(col: Column, arrow: pa.Array, letters: str):
     found: list[tuple[np.ndarray, str, str]] = []
     blank = _blank(arrow)
     if col.required and col.kind != Kind.ACTIONS:

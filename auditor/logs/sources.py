@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 from ..arrowtext import buffers
 from .csvsplit import last_line_end, line_count, split_plain
 from .files import SUFFIXES, InputError, Scan, digest_job, first_line, scan
-from .ingest import _json_scalar_to_str, _rejects, detect_game, run_coded
+from .ingest import _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
 from .schema import columns_of, partners
 
 __all__ = ["Source", "open_source", "batch_schema", "absent_bits", "concat_batches", "SUFFIXES", "BATCH_ROWS",
@@ -276,7 +276,8 @@ class Source:
                 values = []
             row = dict.fromkeys(self.names, "")
             row.update(zip(self.names, (v[:200] for v in values)))
-            row.update({"_line": num, "_record": num, "_bad": (text or " ")[:120]})
+            # (a leading NUL would read as a reader's fault: see ingest.reader_fault)
+            row.update({"_line": num, "_record": num, "_bad": (text.lstrip("\x00") or " ")[:120]})
             records.append(row)
         return _string_table(records, [*self.names, "_bad"])
 
@@ -304,7 +305,10 @@ class Source:
                     base = {k: v for k, v in doc.items() if k != "hands"}
                     fault = _hands_fault(doc["hands"], base, round_keys)
                     if fault is not None:
-                        bad.append((number, *fault))
+                        # One row of the round's own fields, rejected for the fault: the round
+                        # is known to the audit (its other rows rejected with it, and no rule
+                        # compares across it), as a CSV row with the wrong number of fields is.
+                        buffered.append({**base, "_line": number, "_record": number, "_bad": reader_fault(*fault)})
                         continue
                     for hand in doc["hands"]:
                         buffered.append({**base, **hand, "_line": number, "_record": number})
@@ -376,12 +380,16 @@ def _hands_fault(hands: list, base: dict, round_keys: frozenset[str]) -> tuple[s
         if not isinstance(hand, dict):
             return "hands", "reject.bad_hand", f"{number}: {json.dumps(hand)[:60]}"
         for key in round_keys.intersection(hand):
-            value = json.dumps(hand[key], sort_keys=True)
-            if key in base and json.dumps(base[key], sort_keys=True) != value:
-                return key, "reject.hand_round_field", f"{number}: {value[:60]}"
-            if given.setdefault(key, value) != value:
-                return key, "reject.hand_round_field", f"{number}: {value[:60]}"
+            # Compared as read (7 and "7" are one round id; a game's id in any case is the game)
+            value = _round_text(key, hand[key])
+            if (key in base and _round_text(key, base[key]) != value) or given.setdefault(key, value) != value:
+                return key, "reject.hand_round_field", f"{number}: {json.dumps(hand[key])[:60]}"
     return None
+
+
+def _round_text(key: str, value) -> str:
+    text = _json_scalar_to_str(value)
+    return text.strip().lower() if key == "game" else text
 
 
 def _one_value(n: int, text: str) -> pa.DictionaryArray:
@@ -474,6 +482,8 @@ def _string_table(records: list[dict], names: list[str], text=lambda v: "" if v 
 
 def _json_table(rows: list[dict]) -> pa.Table:
     names = list(dict.fromkeys(k for row in rows for k in row if not k.startswith("_")))
+    if any("_bad" in row for row in rows):
+        names.append("_bad")
     return _string_table(rows, names, _json_scalar_to_str)
 
 
@@ -757,6 +767,11 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
                 raise InputError(str(path), "input.no_round_documents")
             raise InputError(str(path), "input.unknown_game", columns=", ".join(n[:40] for n in names[:12]))
     expected = columns_of(game)
+    if kind == "parquet":
+        # (a list or a struct has no text: said now, not after the rows before it are read)
+        for f in schema:
+            if f.name in _known_of(game) and pa.types.is_nested(f.type):
+                raise InputError(str(path), "input.parquet_column", column=f.name, type=str(f.type)[:60])
     missing = [c.name for c in expected if c.required and c.name not in names]
     if missing and kind != "jsonl":
         raise InputError(str(path), "input.missing_columns", columns=", ".join(missing))

@@ -200,9 +200,16 @@ def main() -> None:
     docs[1]["hands"][1] = None
     docs[2]["hands"] = [7]
     write("json_hand_not_object.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
-    # NaN and Infinity, which Python's JSON reads as numbers: invalid amounts, not missing ones.
+    # R1 given on two lines, the second with a hand that is null: R1 is rejected whole (its
+    # first line is not audited as if it were the round).
+    docs = [json.loads(line) for line in jsonl_text(CLEAN).splitlines()]
+    docs.insert(1, {**docs[0], "hands": [None]})
+    write("json_hand_not_object_in_split_round.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
+    # NaN and Infinity, which Python's JSON reads as numbers: values of no field's kind, not
+    # missing ones (an amount, a dealer).
     docs = [json.loads(line) for line in jsonl_text(CLEAN).splitlines()]
     docs[0]["hands"][0]["bet"] = float("nan")
+    docs[1]["dealer_id"] = float("nan")
     docs[2]["hands"][0]["net_main"] = float("inf")
     write("json_nan_amounts.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
 
