@@ -639,27 +639,39 @@ def _one_per_record(rejects: pd.DataFrame) -> pd.DataFrame:
     others, as (field, reason, detail), so that the list counts what ``records_rejected``
     counts. A record rejected for a fault of its own is not also said to be in a round
     rejected for another row: in JSONL, where a record's hands are its rows, the fault is
-    its own. Sorted by file, line, field and reason, a record's own faults before the rest."""
+    its own. Sorted by file, line, field and reason, a record's own faults before the rest
+    (the rest in the order found, which is the same at every run). By integer codes: a file
+    of a million rejected rows is sorted in a fraction of a second."""
     if not len(rejects):
         return rejects.assign(also=pd.Series(dtype=object))
+    codes = [pd.factorize(rejects[name], sort=True)[0] for name in ("file", "field", "reason")]
+    line = rejects["line"].to_numpy()
     follow = (rejects["reason"] == "reject.round_incomplete").to_numpy()
-    rejects = rejects.assign(_follow=follow).sort_values(["file", "line", "_follow", "field", "reason", "detail"],
-                                                          kind="stable")
-    rejects = rejects.drop_duplicates(["file", "line", "field", "reason", "detail"])
-    # (a record's own faults sort first: a follow-on reason after one is dropped)
-    first = ~rejects[["file", "line"]].duplicated().to_numpy()
-    rejects = rejects[first | ~rejects["_follow"].to_numpy()]
-    first = ~rejects[["file", "line"]].duplicated().to_numpy()
-    out = rejects[first].drop(columns="_follow").reset_index(drop=True)
+    order = np.lexsort((codes[2], codes[1], follow, line, codes[0]))  # (stable)
+    file_code, line, follow = codes[0][order], line[order], follow[order]
+    first = np.r_[True, (file_code[1:] != file_code[:-1]) | (line[1:] != line[:-1])]
+    keep = first | ~follow  # (a follow-on reason after the record's own fault is dropped)
+    rejects, first = rejects.iloc[order[keep]], first[keep]
+    out = rejects[first].reset_index(drop=True)
     also = np.empty(len(out), dtype=object)
     also.fill(())
     if not first.all():
-        record = (np.cumsum(first) - 1)[~first]  # of each further reason, its record's entry
         rest = rejects[~first]
-        entries = list(zip(rest["field"], rest["reason"], rest["detail"]))
-        bounds = np.flatnonzero(np.r_[True, record[1:] != record[:-1], True])
-        for at, lo, hi in zip(record[bounds[:-1]].tolist(), bounds[:-1].tolist(), bounds[1:].tolist()):
-            also[at] = tuple(entries[lo:hi])
+        at = (np.cumsum(first) - 1)[~first]  # of each further reason, its record's entry
+        # A further reason the same as the record's first (two hands of a JSONL record with
+        # the same fault) is said once.
+        same = np.ones(len(at), bool)
+        for name in ("field", "reason", "detail"):
+            same &= rest[name].to_numpy(dtype=object) == out[name].to_numpy(dtype=object)[at]
+        rest, at = rest[~same], at[~same]
+        entries = list(zip(*(rest[c].tolist() for c in ("field", "reason", "detail"))))
+        starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]]) if len(at) else np.zeros(0, np.int64)
+        ends = np.r_[starts[1:], len(at)]
+        alone = ends - starts == 1
+        # (one further reason, as most records with more than one have: no loop in Python)
+        also[at[starts[alone]]] = pd.Series([(entries[i],) for i in starts[alone].tolist()], dtype=object).to_numpy()
+        for lo, hi in zip(starts[~alone].tolist(), ends[~alone].tolist()):
+            also[at[lo]] = tuple(dict.fromkeys(entries[lo:hi]))
     out["also"] = also
     return out
 

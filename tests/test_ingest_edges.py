@@ -376,3 +376,24 @@ def test_a_jsonl_round_rejected_for_its_hands_is_a_gap_in_the_tables_sequence(tm
     decks = result.findings[result.findings["code"] == "TS-TWO-DECKS"]
     assert fifth["round_id"] == "20261102-000005"
     assert not ((decks["table_id"] == "TS-01") & (decks["round_id"] == "20261102-000006")).any()
+
+
+def test_one_entry_per_record_keeps_every_distinct_reason_once():
+    """Of a record's rejects: the first by field and reason heads its entry; a reason given
+    again (two hands of one JSONL record) is said once; "in a rejected round" after a fault of
+    the record's own is dropped; records in file and line order."""
+    import pandas as pd
+
+    from auditor.engine import _one_per_record
+
+    rejects = pd.DataFrame({"file": ["b", "a", "a", "a", "a", "a", "a", "a"],
+                            "line": [1, 3, 1, 2, 2, 2, 3, 1],
+                            "field": ["q", "", "seat", "y", "x", "x", "z", "bet"],
+                            "reason": ["r6", "reject.round_incomplete", "r2", "r4", "r3", "r3", "r5", "r1"],
+                            "detail": ["d", "9", "d", "d", "d", "d", "d", "d"]})
+    out = _one_per_record(rejects)
+    assert [(r.file, r.line, r.field, r.reason, r.also) for r in out.itertuples()] == [
+        ("a", 1, "bet", "r1", (("seat", "r2", "d"),)), ("a", 2, "x", "r3", (("y", "r4", "d"),)),
+        ("a", 3, "z", "r5", ()), ("b", 1, "q", "r6", ())]
+    three = pd.concat([rejects.iloc[[4]]] * 2 + [rejects.iloc[[3]]] * 2 + [rejects.iloc[[2]].assign(line=2)])
+    assert _one_per_record(three)["also"].tolist() == [(("x", "r3", "d"), ("y", "r4", "d"))]  # (seat first)
