@@ -500,7 +500,7 @@ class _GameRun:
         del table, df
         ctx = p.context(accepted, self.profiles, card_faults, self.previous, gaps)
         violated = []
-        unknown: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+        unknown: dict[str, tuple[np.ndarray, set[str]] | None] = {}  # see _where_known
         for rule in p.spec.rule:
             try:
                 result = p.checks[rule.code](ctx)

@@ -255,12 +255,17 @@ def _type_column(col: Column, arrow: pa.Array, letters: str):
 
 def _marked(arrow: pa.Array) -> np.ndarray | None:
     """Values that start with ``JSON_MARK``; None when none can (the text holds no NUL byte)."""
-    offsets, data = buffers(arrow)
-    body = data[offsets[0]:offsets[-1]]
-    if not len(body) or body.min() != 0:
+    if not _holds_nul(arrow):
         return None
     marked = np.asarray(pc.starts_with(arrow, JSON_MARK).to_numpy(zero_copy_only=False), bool)
     return marked if marked.any() else None
+
+
+def _holds_nul(arr: pa.LargeStringArray) -> bool:
+    """Whether any value's text holds a NUL byte (one pass over the bytes, not value by value)."""
+    offsets, data = buffers(arr)
+    body = data[offsets[0]:offsets[-1]]
+    return bool(len(body)) and body.min() == 0
 
 
 def _typed(col: Column, arrow: pa.Array, letters: str):
@@ -505,11 +510,10 @@ def _trimmed(arr: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.ndarray]
     that start or end with a blank, a control or a non-ASCII byte can change when trimmed,
     so only those few are trimmed; a buffer without a NUL byte is not searched value by value."""
     offsets, data = buffers(arr)
-    body = data[offsets[0]:offsets[-1]]
     nul = np.zeros(len(arr), bool)
-    if len(body) and body.min() == 0:
+    if _holds_nul(arr):
         nul = np.asarray(pc.match_substring(arr, "\x00").to_numpy(zero_copy_only=False), bool)
-    if not len(body):
+    if offsets[0] == offsets[-1]:
         return arr, nul
     first = data[np.minimum(offsets[:-1], len(data) - 1)]
     last = data[np.maximum(offsets[1:] - 1, 0)]

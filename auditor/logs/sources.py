@@ -284,7 +284,8 @@ class Source:
     def _jsonl(self, rows: int) -> Iterator[pa.Table]:
         opener = gzip.open if self.path.name.endswith(".gz") else open
         buffered: list[dict] = []
-        bad: list[tuple[int, str, str, str]] = []  # (line, field, reason, detail) of records rejected here
+        bad_lines: list[int] = []
+        bad_detail: list[str] = []
         errors = "strict" if self.native else "replace"
         round_keys = _round_level(self.game) | {"game"}
         with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
@@ -300,7 +301,8 @@ class Source:
                         if "\\u" in line:  # an escape may name half a UTF-16 pair, which is no text
                             json.dumps(doc, ensure_ascii=False).encode("utf-8")
                     except (ValueError, RecursionError) as exc:  # UnicodeEncodeError too
-                        bad.append((number, "", "reject.bad_json", str(exc)[:200]))
+                        bad_lines.append(number)
+                        bad_detail.append(str(exc)[:200])
                         continue
                     base = {k: v for k, v in doc.items() if k != "hands"}
                     fault = _hands_fault(doc["hands"], base, round_keys)
@@ -321,9 +323,8 @@ class Source:
                 raise InputError(str(self.path), "input.bad_gzip", error=first_line(exc)) from None
         if buffered:
             yield _json_table(buffered)
-        if bad:
-            lines, fields, reasons, details = (list(v) for v in zip(*bad))
-            self.record_rejects.append(_rejects(str(self.path), lines, fields, reasons, details))
+        if bad_lines:
+            self.record_rejects.append(_rejects(str(self.path), bad_lines, "", "reject.bad_json", bad_detail))
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
         try:
@@ -779,7 +780,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     twice = sorted({n for n in names if names.count(n) > 1 and n in {c.name for c in expected}})
     if twice:
         raise InputError(str(path), "input.duplicate_columns", columns=", ".join(twice))
-    known = {c.name for c in expected} | {"game", "hands"}
+    known = _known_of(game) | {"hands"}
     extra = [c for c in names if c not in known]
     absent = tuple(c.name for c in expected if c.name not in names) if kind != "jsonl" else ()
     unsettled = [name for name in absent if name in partners(game)]
