@@ -306,6 +306,30 @@ def test_a_round_id_hashes_alike_in_every_chunk():
     assert len(set(_hashed(plain, rows).tolist())) == len(ids)
 
 
+@pytest.mark.parametrize("known_keys", [0, 1, 2_000, 20_000, 70_000])
+def test_the_rounds_seen_before_are_found_by_either_search(known_keys):
+    """A chunk's round hashes are looked up among those seen before: unsorted when few are
+    known, sorted first when many are (``_among``), behind a bitmap of their low bits
+    (``_held``). Each answer is numpy's own: which keys are held, and where each goes."""
+    import numpy as np
+
+    from auditor.engine import _among, _held
+
+    rng = np.random.default_rng(known_keys)
+    known = np.unique(rng.integers(0, 2**64, known_keys, dtype=np.uint64))
+    keys = rng.integers(0, 2**64, 30_000, dtype=np.uint64)
+    if known_keys:
+        keys[::3] = known[rng.integers(0, len(known), len(keys[::3]))]
+        keys[1::7] = known[rng.integers(0, len(known), len(keys[1::7]))] + np.uint64(1)  # just after one
+    found, at = _among(known, keys)
+    assert (at == np.searchsorted(known, keys)).all()
+    assert (found == np.isin(keys, known)).all() and (_held(known, keys) == found).all()
+    planted = np.zeros(len(keys), bool)
+    planted[::3] = bool(known_keys)
+    planted[1::7] = False
+    assert found[planted].all()
+
+
 def test_files_are_audited_in_time_order_of_their_first_rounds():
     """Whatever their names: the files of successive days come in time order (the zone
     counted), and a file whose first time is missing or corrupt comes last, by name."""
