@@ -233,3 +233,21 @@ def test_a_record_rejected_for_two_reasons_is_one_entry_with_both(tmp_path):
     html = render_html(result)
     section = html[html.index('<section id="rejected">'):]
     assert "reject.bad_amount" in section and "reject.bad_int" in section and "not a valid whole number" in section
+
+
+@pytest.mark.parametrize("column, value", [("seat", 1.5), ("line", "siete"), ("expected", "12,5x"),
+                                            ("hand", "dos")])
+def test_a_finding_the_model_would_refuse_stops_the_report(faulty, column, value):
+    """The findings are validated by the Finding model's fields, a column at a time: a value
+    of the wrong kind in any row is refused, as validating the rows would refuse it."""
+    from pydantic import ValidationError
+
+    from auditor.reporting.json_report import finding_records
+
+    findings = faulty.findings.copy()
+    assert len(findings) >= 3
+    findings[column] = findings[column].astype(object)
+    findings.at[len(findings) - 1, column] = value
+    with pytest.raises(ValidationError):
+        finding_records(findings)
+    finding_records(faulty.findings)  # the findings as the engine gives them pass
