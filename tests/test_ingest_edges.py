@@ -397,3 +397,36 @@ def test_one_entry_per_record_keeps_every_distinct_reason_once():
         ("a", 3, "z", "r5", ()), ("b", 1, "q", "r6", ())]
     three = pd.concat([rejects.iloc[[4]]] * 2 + [rejects.iloc[[3]]] * 2 + [rejects.iloc[[2]].assign(line=2)])
     assert _one_per_record(three)["also"].tolist() == [(("x", "r3", "d"), ("y", "r4", "d"))]  # (seat first)
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_a_first_line_that_is_excels_separator_hint_is_read_as_excel_reads_it(tmp_path, monkeypatch, eol):
+    """Excel's hint "sep=;" before the header names the separator and is no row: the log
+    audits as the same log without it (its findings and rejects one line further down),
+    whether its encoding is checked before the audit or beside it, and whatever the chunks.
+    ``--delimiter`` still has the last word."""
+    from auditor.logs import sources
+
+    rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(2000)]
+    rows[7]["net_main"] = "25.00"  # a win of 10.00 over-paid: a PLB-WIN finding
+    rows[11]["bet"] = "diez"  # rejected
+    plain = write_log(tmp_path / "plain.csv", rows).read_text(encoding="utf-8").replace(",", ";")
+    plain = plain.replace("\n", eol)
+    (tmp_path / "plain.csv").write_bytes(plain.encode("ascii"))
+    (tmp_path / "hinted.csv").write_bytes(f"sep=;{eol}{plain}".encode("ascii"))
+    (tmp_path / "wrong_hint.csv").write_bytes(f'"sep=|"{eol}{plain}'.encode("ascii"))
+
+    def seen(log: Path, head: int, shift: int, **options):
+        monkeypatch.setattr(sources, "_HEAD", head)
+        result = audit([log], chunk_rows=300, **options)
+        item = result.inputs[0]
+        return (item.records_read, item.records_audited, result.totals["rounds"],
+                sorted(zip(result.findings["code"], result.findings["round_id"], result.findings["line"] - shift)),
+                sorted(zip(result.rejected["reason"], result.rejected["line"] - shift))), item.notes
+
+    for head in (256, 1 << 22):  # the encoding checked beside the audit, then before it
+        expected, notes = seen(tmp_path / "plain.csv", head, 0)
+        assert expected[3] and expected[4] and expected[0] == 2000
+        hinted, hinted_notes = seen(tmp_path / "hinted.csv", head, 1)
+        assert hinted == expected and len(hinted_notes) == len(notes) + 1 and "«sep=;»" in hinted_notes[0]
+        assert seen(tmp_path / "wrong_hint.csv", head, 1, delimiter=";")[0] == expected

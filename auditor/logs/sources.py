@@ -83,6 +83,8 @@ class Source:
     # (a ``Scan``), and where the lines after the header begin.
     verdict: Future | None = None
     header_bytes: int = 0
+    # Lines before a CSV file's header: 1 where the first is Excel's separator hint ("sep=;").
+    preamble: int = 0
     # The game's optional columns that a CSV or Parquet file leaves out (a JSONL document that
     # leaves out a field means its default, as the schema says). Read as their default too,
     # but marked on each row (``_absent``): where a round shows a bet whose settlement the file
@@ -179,9 +181,9 @@ class Source:
             stream = self._text_stream()
         except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
             raise InputError(str(self.path), "input.unparsable", error=first_line(exc)) from None
-        next_line = 2  # line 1 is the header
+        next_line = 2 + self.preamble  # the header's line is 1, or 2 after an Excel separator hint
         size = max(1 << 14, min(rows * 128, 1 << 26))
-        blocks = _line_blocks(stream, size)
+        blocks = _line_blocks(stream, size, skip=1 + self.preamble)
         start = self.header_bytes  # of the next block, in the file (while it is read as it is)
         while True:
             try:
@@ -191,7 +193,7 @@ class Source:
                 if self.verdict is not None and block.max(initial=0) >= 128 and self._settle():
                     stream.close()  # the rest is read again from this block on, decoded
                     stream = self._text_stream(start)
-                    blocks = _line_blocks(stream, size, header=False)
+                    blocks = _line_blocks(stream, size, skip=0)
                     continue
                 start += len(block)
                 columns = split_plain(block, len(self.names), self.delimiter, self._repeated)
@@ -488,10 +490,10 @@ def _json_table(rows: list[dict]) -> pa.Table:
     return _string_table(rows, names, _json_scalar_to_str)
 
 
-def _line_blocks(stream, size: int, header: bool = True) -> Iterator[np.ndarray]:
-    """The text after the header line (``header``: the stream starts with it), in blocks of
-    about ``size`` bytes of whole lines, read straight into place (each byte is copied once);
-    the last line is given a line end if the file has none."""
+def _line_blocks(stream, size: int, skip: int = 1) -> Iterator[np.ndarray]:
+    """The text after its first ``skip`` lines (the header, and an Excel separator hint before
+    it), in blocks of about ``size`` bytes of whole lines, read straight into place (each byte
+    is copied once); the last line is given a line end if the file has none."""
     carry = np.zeros(0, np.uint8)
     while True:
         buffer = np.empty(len(carry) + size, np.uint8)
@@ -501,18 +503,25 @@ def _line_blocks(stream, size: int, header: bool = True) -> Iterator[np.ndarray]
         if not got:
             if len(text):
                 text = text if text[-1] == 10 else np.append(text, np.uint8(10))
-                text = text[_after_first_line(text.tobytes()):] if header else text
+                text, skip = _past_lines(text, skip)
                 if len(text):
                     yield text
             return
         end = last_line_end(text)
         carry = text[end:].copy()
-        if header and end:
-            text, header = text[_after_first_line(text[:end].tobytes()):end], False
-        elif end:
-            text = text[:end]
-        if end and len(text):
+        text, skip = _past_lines(text[:end], skip)
+        if len(text):
             yield text
+
+
+def _past_lines(text: np.ndarray, lines: int) -> tuple[np.ndarray, int]:
+    """The whole lines of ``text`` after its first ``lines``, and how many of those it did not
+    hold (to cut from the next block)."""
+    while lines and len(text):
+        # (a header line is short: looked for in the first 2 MB, not in a copy of the block)
+        at = _after_first_line(text[:1 << 21].tobytes()) or _after_first_line(text.tobytes())
+        text, lines = text[at:], lines - 1
+    return text, lines
 
 
 def _after_first_line(text: bytes) -> int:
@@ -654,39 +663,64 @@ def _shown(delimiter: str) -> str:
     return {"\t": "tab", " ": "space"}.get(delimiter, repr(delimiter))
 
 
-def _header_csv(path: Path, encoding: str, delimiter: str | None, head: bytes = b"") -> tuple[list[str], str, str]:
-    """(column names, first data line, separator) of a CSV file; from ``head`` (its first
-    bytes, ASCII) when both lines end in it."""
-    lines = io.StringIO(head.decode("ascii"), newline="")
-    header, first = lines.readline(), lines.readline()
-    if not head or lines.tell() == len(head) or not first.endswith(("\n", "\r")):
+# Excel's separator hint: a first line "sep=;" that some exporters write before the header
+# (Excel then splits the file by that character). It is no row, and it names the separator.
+_SEPARATOR_HINT = re.compile(r'\ufeff?"?sep=(.)"?\r?\n?', flags=re.IGNORECASE)
+
+
+def _separator_hint(line: str) -> str | None:
+    """The separator a line names, when it is Excel's separator hint."""
+    hint = _SEPARATOR_HINT.fullmatch(line)
+    return hint[1] if hint else None
+
+
+def _after_header(head: bytes) -> int:
+    """Where the rows begin in ``head`` (the file's first bytes): after the header line, and
+    after the separator hint before it if there is one; 0 when they do not end in it."""
+    at = _after_first_line(head)
+    if at and _separator_hint(head[:at].decode("ascii")) is not None:
+        after = _after_first_line(head[at:])
+        return at + after if after else 0
+    return at
+
+
+def _header_csv(path: Path, encoding: str, delimiter: str | None,
+                head: bytes = b"") -> tuple[list[str], str, str, str | None]:
+    """(column names, first data line, separator, the separator hint's line or None) of a CSV
+    file; from ``head`` (its first bytes, ASCII) when those lines end in it. A first line that
+    is Excel's separator hint is read as such: the header is the next line, and the hint names
+    the separator unless ``delimiter`` does."""
+    def lines_of(reader) -> list[str]:
+        lines = [reader.readline(1 << 20), reader.readline(1 << 20)]
+        if _separator_hint(lines[0]) is not None:
+            lines.append(reader.readline(1 << 20))
+        return lines
+
+    text = io.StringIO(head.decode("ascii"), newline="")
+    lines = lines_of(text)
+    if not head or text.tell() == len(head) or not lines[-1].endswith(("\n", "\r")):
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         try:
             with opener(path, "rt", encoding=_python_codec(encoding), errors="replace", newline="") as fh:
-                header = fh.readline(1 << 20)
-                first = fh.readline(1 << 20)
+                lines = lines_of(fh)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
         except UnicodeError as exc:  # an encoding given that the file is not in (UTF-16 without its BOM)
             raise InputError(str(path), "input.not_in_encoding", encoding=encoding,
                              error=first_line(exc)) from None
+    hint = _separator_hint(lines[0])
+    preamble = lines.pop(0).strip().lstrip("\ufeff") if hint is not None else None
+    header, first = lines
     if not header.strip():
         raise InputError(str(path), "input.empty")
-    # A first line "sep=;" is a hint for Excel about the separator, written by some exporters
-    # before the header: not read here (the header must be the first line), but said as such,
-    # not as columns of no game.
-    hint = re.fullmatch(r'\ufeff?"?sep=(.)"?\r?\n?', header, flags=re.IGNORECASE)
-    if hint:
-        raise InputError(str(path), "input.excel_separator_line", line=header.strip().lstrip("\ufeff"),
-                         delimiter=_shown(hint[1]))
     if delimiter is None:
-        delimiter = _sniff_delimiter(path, header)
+        delimiter = hint if hint is not None and hint not in "\r\n\"" else _sniff_delimiter(path, header)
     elif len(delimiter) != 1 or delimiter in "\r\n\"":
         raise InputError(str(path), "input.bad_delimiter", delimiter=repr(delimiter))
     names = _split_header(header, delimiter)
     if len(set(names)) != len(names) or not all(names):
         raise InputError(str(path), "input.bad_header")
-    return names, first, delimiter
+    return names, first, delimiter, preamble
 
 
 def _closest_game(names: list[str]) -> tuple[str, list[str]] | None:
@@ -715,7 +749,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         raise InputError(str(path), "input.unknown_type")
     first_time = ""
     notes: list[tuple[str, dict]] = []
-    codec, native, sep = "utf-8", True, ","
+    codec, native, sep, preamble = "utf-8", True, ",", 0
     deferred = False  # the encoding checked beside the audit (see ``_HEAD``)
     if name.endswith(".parquet"):
         kind = "parquet"
@@ -733,7 +767,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
                 first_time = ""
     else:
         head = _head(path) if name.endswith(".csv") and not encoding else b""
-        header_bytes = _after_first_line(head) if head else 0
+        header_bytes = _after_header(head) if head else 0
         deferred = 0 < header_bytes < len(head)
         if not deferred:
             found = scan(path)
@@ -745,7 +779,10 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             names, first_time = _jsonl_names(path, codec)
         else:
             kind = "csv"
-            names, first, sep = _header_csv(path, codec, delimiter_option(delimiter), head)
+            names, first, sep, hint = _header_csv(path, codec, delimiter_option(delimiter), head)
+            preamble = int(hint is not None)
+            if hint is not None:
+                notes.append(("input.excel_separator_line", {"line": hint}))
             if sep != ",":
                 notes.append(("input.delimiter_used", {"delimiter": _shown(sep)}))
             has_rows = bool(first.strip())
@@ -791,7 +828,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         verdict, header_bytes = None, 0
     return Source(path=path, game=game, kind=kind, names=names, digest=digest, first_time=first_time,
                   extra_columns=extra, encoding=codec, native=native, delimiter=sep, notes=notes,
-                  verdict=verdict, header_bytes=header_bytes, absent=absent)
+                  verdict=verdict, header_bytes=header_bytes, preamble=preamble, absent=absent)
 
 
 def _head(path: Path) -> bytes:

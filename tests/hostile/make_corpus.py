@@ -153,6 +153,9 @@ def main() -> None:
     write("header_repeated_bom.csv", csv_text(CLEAN[:2]) + "\ufeff" + csv_text(CLEAN[2:]))
     # Some exporters write Excel's separator hint before the header.
     write("excel_separator_line.csv", "sep=;\r\n" + csv_text(CLEAN, sep=";", eol="\r\n"))
+    # ... after Excel's byte-order mark, naming the comma; a bad amount on line 4 (the header's is 2).
+    write("excel_separator_line_bom.csv", "\ufeffsep=,\n" + csv_text([CLEAN[0], {**CLEAN[1], "bet": "diez"},
+                                                                     *CLEAN[2:]]))
     write("bad_timestamps.csv", csv_text([{**CLEAN[0], "started_at": "yesterday"}, CLEAN[1], CLEAN[2],
                                           {**CLEAN[3], "started_at": "2026-13-45T99:00:00"}]))
     write("nul_bytes.csv", csv_text([{**CLEAN[0], "dealer_id": "CR\x00-1"}, *CLEAN[1:]]))
