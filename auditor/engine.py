@@ -26,7 +26,7 @@ from .compiled import kernel
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
 from .logs.files import InputError
-from .logs.ingest import TIME_WINDOW, HandTable, collect_rejects, same_text, type_rows
+from .logs.ingest import HandTable, collect_rejects, same_text, time_column, type_rows
 from .logs.csvsplit import last_line_end
 from .logs.sources import BATCH_ROWS, SUFFIXES, Source, absent_bits, batch_schema, concat_batches, open_source
 from .logs.schema import columns_of, partners
@@ -185,10 +185,9 @@ def _in_time_order(sources: list[Source]) -> list[Source]:
     """Files in time order of their first rounds (then by name; a file whose first time is
     missing or corrupt last), so that a table's rounds arrive in time order across the
     files of successive days, whatever order the command line gave."""
-    ts = pd.to_datetime(pd.Series([s.first_time or None for s in sources], dtype=object), utc=True,
-                        errors="coerce", format="ISO8601")
-    known = ts.notna() & (ts >= TIME_WINDOW[0]) & (ts < TIME_WINDOW[1])  # (a corrupt time is no time)
-    keys = np.where(known, ts.to_numpy("datetime64[ns]").view(np.int64), np.iinfo(np.int64).max)
+    # Read as the rows' times are (a time without zone is Lima's; a corrupt one is no time).
+    ts, bad = time_column(pa.array([s.first_time for s in sources], pa.large_string()))
+    keys = np.where(bad, np.iinfo(np.int64).max, ts.to_numpy("datetime64[ns]").view(np.int64))
     return [s for _, _, s in sorted(zip(keys.tolist(), [str(s.path) for s in sources], sources),
                                     key=lambda k: k[:2])]
 

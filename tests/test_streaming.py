@@ -332,11 +332,14 @@ def test_the_rounds_seen_before_are_found_by_either_search(known_keys):
 
 def test_files_are_audited_in_time_order_of_their_first_rounds():
     """Whatever their names: the files of successive days come in time order (the zone
-    counted), and a file whose first time is missing or corrupt comes last, by name."""
+    counted, a time without one Lima's, as a Parquet file's naive time reads), and a file
+    whose first time is missing or corrupt comes last, by name."""
     firsts = {"a.csv": "2026-11-03T00:10:00-05:00", "b.csv": "", "c.csv": "2026-11-02T23:30:00-05:00",
-              "d.csv": "not a time", "e.csv": "2026-11-03T06:00:00+01:00", "f.csv": "2999-01-01T00:00:00Z"}
+              "d.csv": "not a time", "e.csv": "2026-11-03T06:00:00+01:00", "f.csv": "2999-01-01T00:00:00Z",
+              "g.parquet": "2026-11-02 23:50:00"}
     sources = [SimpleNamespace(path=Path(name), first_time=first) for name, first in firsts.items()]
-    assert [s.path.name for s in _in_time_order(sources)] == ["c.csv", "e.csv", "a.csv", "b.csv", "d.csv", "f.csv"]
+    assert [s.path.name for s in _in_time_order(sources)] == \
+        ["c.csv", "g.parquet", "e.csv", "a.csv", "b.csv", "d.csv", "f.csv"]
 
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))

@@ -91,7 +91,7 @@ JSON_MARK = "\x00"
 TIME_WINDOW = (pd.Timestamp("1900-01-01", tz="UTC"), pd.Timestamp("2200-01-01", tz="UTC"))
 
 
-def _time_column(arrow: pa.LargeStringArray):
+def time_column(arrow: pa.LargeStringArray):
     """(UTC times, bad). Times that all carry a zone are read by Arrow's strict ISO 8601
     cast in one kernel; any other column (a time without zone is Lima time, blanks around
     a value) takes the careful path, which can also say which values are bad. A time
@@ -309,7 +309,7 @@ def _typed(col: Column, arrow: pa.Array, letters: str):
         count = count_per_row(letter_codes >= 0, np.int8)
         return CardMatrix(cards=letter_codes, count=count, bad=bad, tally=tally), found
     if col.kind == Kind.TIME:
-        parsed, bad = _time_column(arrow)
+        parsed, bad = time_column(arrow)
         found.append((bad & ~blank, col.name, "reject.bad_time"))
         return parsed, found
     raise ValueError(f"unknown column kind {col.kind!r}")
