@@ -120,7 +120,7 @@ def _formats(value: str, lang: str) -> list[str]:
     for item in value.split(","):
         item = item.strip().lower()
         if item not in FORMATS:
-            _fail(t("cli.bad_format", lang, fmt=item or "''", allowed=", ".join(FORMATS)))
+            _fail(t("cli.bad_format", lang, fmt=item, allowed=", ".join(FORMATS)))
         if item not in items:
             items.append(item)
     return items
@@ -308,7 +308,7 @@ def rules(
     game = _check_game(game, lang)
     fmt = format.strip().lower()
     if fmt not in RULE_FORMATS:
-        _fail(t("cli.bad_format", lang, fmt=fmt or "''", allowed=", ".join(RULE_FORMATS)))
+        _fail(t("cli.bad_format", lang, fmt=fmt, allowed=", ".join(RULE_FORMATS)))
     _verify(lang)
     from .registry import GAMES, plugin
 

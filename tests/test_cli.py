@@ -451,3 +451,20 @@ def test_a_usage_error_of_an_unknown_kind_keeps_clicks_text_after_the_catalogues
 
     strange = type("StrangeUsageError", (Exception,), {"exit_code": 2, "format_message": lambda self: "Odd thing."})
     assert cli_text._message(strange(), []) == t("cli.usage.other", "es", error="Odd thing.")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["audit", "x", "--format", "html, xml"], "formato no admitido: «xml»"),
+    (["audit", "x", "--format", "html,,json"], "formato no admitido: «»"),
+    (["audit", "x", "--fail-on", ""], "gravedad no válida para --fail-on: «»"),
+    (["audit", "x", "--severity", "grave"], "gravedad no válida para --severity: «grave»"),
+    (["audit", "x", "--game", "poker"], "juego desconocido: «poker»"),
+    (["audit", "x", "--lang", "fr"], "idioma no admitido: «fr»"),
+    (["explain", "PLB-NOPE"], "regla desconocida: «PLB-NOPE»"),
+])
+def test_a_value_given_wrongly_is_quoted_so_that_even_a_blank_one_shows(tmp_path, monkeypatch, args, said):
+    """As in the usage errors: the value between «», so that an empty one is seen too."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x").mkdir()
+    result = run(*args)
+    assert result.exit_code == 2 and said in result.stderr, result.stderr
