@@ -75,13 +75,15 @@ def _json_scalar_to_str(value) -> str:
     if value is None:
         return ""
     # A boolean, an object, a list, NaN or Infinity (which Python's JSON reads as floats) is no
-    # valid value of any field: marked by a leading NUL, and rejected as such (``_marked``).
+    # valid value of any field: marked (``JSON_MARK``), and rejected as such (``_marked``).
     if isinstance(value, (bool, dict, list)) or (isinstance(value, float) and not np.isfinite(value)):
         return JSON_MARK + json.dumps(value)[:80]
     return str(value)
 
 
-JSON_MARK = "\x00"
+# Text that no export's field begins with: a CSV field that begins with a NUL byte is bad text
+# (``reject.bad_text``), not a JSON value.
+JSON_MARK = "\x00json\x00"
 
 
 # --- typing and validation -------------------------------------------------------------

@@ -159,6 +159,7 @@ def main() -> None:
     write("bad_timestamps.csv", csv_text([{**CLEAN[0], "started_at": "yesterday"}, CLEAN[1], CLEAN[2],
                                           {**CLEAN[3], "started_at": "2026-13-45T99:00:00"}]))
     write("nul_bytes.csv", csv_text([{**CLEAN[0], "dealer_id": "CR\x00-1"}, *CLEAN[1:]]))
+    write("nul_byte_first.csv", csv_text([{**CLEAN[0], "dealer_id": "\x00CR-1"}, *CLEAN[1:]]))
     write("huge_field.csv", csv_text([{**CLEAN[0], "cards": "AS " * 5000}, *CLEAN[1:]]))
     write("long_identifier.csv", csv_text([{**CLEAN[0], "dealer_id": "CR-" + "9" * 62}, *CLEAN[1:]]))  # 65 characters
     write("seat_not_a_number.csv", csv_text([{**CLEAN[0], "seat": "1e3"}, *CLEAN[1:]]))
