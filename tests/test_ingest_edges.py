@@ -430,3 +430,23 @@ def test_a_first_line_that_is_excels_separator_hint_is_read_as_excel_reads_it(tm
         hinted, hinted_notes = seen(tmp_path / "hinted.csv", head, 1)
         assert hinted == expected and len(hinted_notes) == len(notes) + 1 and "«sep=;»" in hinted_notes[0]
         assert seen(tmp_path / "wrong_hint.csv", head, 1, delimiter=";")[0] == expected
+
+
+def test_a_parquet_bytes_column_with_a_value_that_is_no_text_in_a_later_batch_reads_every_row(tmp_path):
+    """The game's column stored as bytes, one value no UTF-8 deep in the file: that row is
+    rejected for it (its round with it), every other row is read and audited, as when the
+    value is in the first batch."""
+    rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(1500)]
+    table = pa.table({k: [r[k] for r in rows] for k in HEADER})
+    dealers = [r["dealer_id"].encode() for r in rows]
+    dealers[1200] = b"CR-\xff\xfe"
+    table = table.set_column(table.schema.get_field_index("dealer_id"), "dealer_id", pa.array(dealers, pa.binary()))
+    log = tmp_path / "bytes.parquet"
+    pq.write_table(table, log, row_group_size=500)
+    result = audit([log], chunk_rows=300)
+    item = result.inputs[0]
+    assert item.error is None and item.records_read == 1500
+    assert (item.records_audited, item.records_rejected) == (1499, 1)
+    (reject,) = result.rejected.to_dict("records")
+    assert (reject["line"], reject["field"], reject["reason"], reject["detail"]) == \
+        (1201, "dealer_id", "reject.bad_text", "CR-\\xff\\xfe")

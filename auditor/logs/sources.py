@@ -347,7 +347,7 @@ class Source:
             first = 1
             for batch in parquet.iter_batches(batch_size=rows, columns=wanted):
                 table = pa.Table.from_batches([batch])
-                columns = {}
+                columns, faults = {}, []
                 for name, column in zip(table.column_names, table.columns):
                     column = column.combine_chunks()
                     try:
@@ -358,9 +358,19 @@ class Source:
                         else:
                             column = column.cast(pa.large_string())
                     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                        raise InputError(str(self.path), "input.parquet_column", column=name,
-                                         type=str(column.type)[:60]) from None
+                        if not (pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type)):
+                            raise InputError(str(self.path), "input.parquet_column", column=name,
+                                             type=str(column.type)[:60]) from None
+                        # Bytes of which some values are no UTF-8 text: those rows are rejected
+                        # for it (as a reader's fault: their rounds with them), the others read.
+                        column, invalid, shown = _utf8_text(column)
+                        faults.append((invalid, [reader_fault(name, "reject.bad_text", v) for v in shown]))
                     columns[name] = column
+                if faults:
+                    bad = np.full(table.num_rows, "", dtype=object)
+                    for invalid, said in reversed(faults):  # a row's first faulty column is said
+                        bad[invalid] = said
+                    columns["_bad"] = pa.array(bad.tolist(), pa.large_string())
                 table = pa.table(columns)
                 lines = pa.array(np.arange(first, first + table.num_rows), pa.int64())
                 table = table.append_column("_line", lines).append_column("_record", lines)
@@ -461,6 +471,22 @@ def _repeating_columns(path: Path, names: list[str]) -> list[str]:
     if first is None:
         return []
     return [name for name, column in zip(first.schema.names, first.columns) if _repeats(column)]
+
+
+def _utf8_text(column: pa.Array) -> tuple[pa.LargeStringArray, np.ndarray, list[str]]:
+    """A Parquet binary column that does not cast to text: its values as text, those that are
+    no UTF-8 blank; which those are; and each of them shown as escaped bytes. (Value by value
+    in Python: only for a batch in which Arrow's cast has failed.)"""
+    values = column.to_pylist()
+    text, invalid, shown = [], np.zeros(len(values), bool), []
+    for i, value in enumerate(values):
+        try:
+            text.append(None if value is None else value.decode("utf-8"))
+        except UnicodeDecodeError:
+            text.append("")
+            invalid[i] = True
+            shown.append(repr(value)[2:-1][:60])
+    return pa.array(text, pa.large_string()), invalid, shown
 
 
 def _repeats(column: pa.Array) -> bool:

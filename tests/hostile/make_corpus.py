@@ -185,6 +185,9 @@ def main() -> None:
                    FILES / "nested_extra_columns.parquet")
     nested = {**columns, "dealer_id": pa.array([["CR-1"]] * 4)}
     pq.write_table(pa.Table.from_arrays(list(nested.values()), names=HEADER), FILES / "nested_game_column.parquet")
+    # The game's dealer_id as bytes, R2's first row's no UTF-8: that row rejected, and R2 with it.
+    binary = {**columns, "dealer_id": pa.array([b"CR-1", b"CR-\xff", b"CR-1", b"CR-1"], pa.binary())}
+    pq.write_table(pa.Table.from_arrays(list(binary.values()), names=HEADER), FILES / "binary_game_column.parquet")
 
     # A CSV without the optional pool_paid and net_insurance columns, whose R2 shows pool bets:
     # the pool rules are not checked on R2 (a note says why), and nothing is a finding.
