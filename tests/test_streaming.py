@@ -308,9 +308,9 @@ def test_a_round_id_hashes_alike_in_every_chunk():
 
 @pytest.mark.parametrize("known_keys", [0, 1, 2_000, 20_000, 70_000])
 def test_the_rounds_seen_before_are_found_by_either_search(known_keys):
-    """A chunk's round hashes are looked up among those seen before: unsorted when few are
-    known, sorted first when many are (``_among``), behind a bitmap of their low bits
-    (``_held``). Each answer is numpy's own: which keys are held, and where each goes."""
+    """A chunk's round hashes are looked up among those seen before (``_among``), each row's
+    behind a bitmap of their low bits when few are known (``_held``). Each answer is numpy's
+    own: which keys are held, and where each goes."""
     import numpy as np
 
     from auditor.engine import _among, _held
