@@ -403,18 +403,21 @@ def test_one_entry_per_record_keeps_every_distinct_reason_once():
 def test_a_first_line_that_is_excels_separator_hint_is_read_as_excel_reads_it(tmp_path, monkeypatch, eol):
     """Excel's hint "sep=;" before the header names the separator and is no row: the log
     audits as the same log without it (its findings and rejects one line further down),
-    whether its encoding is checked before the audit or beside it, and whatever the chunks.
-    ``--delimiter`` still has the last word."""
+    whether its encoding is checked before the audit or beside it (and the rest of it read
+    again, decoded, from a later block that is not ASCII), and whatever the chunks. A hint
+    whose separator does not split the header is overruled by the header; ``--delimiter``
+    has the last word."""
     from auditor.logs import sources
 
-    rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(2000)]
+    rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(1700)]
     rows[7]["net_main"] = "25.00"  # a win of 10.00 over-paid: a PLB-WIN finding
     rows[11]["bet"] = "diez"  # rejected
+    rows[1600].update(dealer_id="Peña", net_main="25.00")  # Windows-1252, past the first block (128 KB)
     plain = write_log(tmp_path / "plain.csv", rows).read_text(encoding="utf-8").replace(",", ";")
     plain = plain.replace("\n", eol)
-    (tmp_path / "plain.csv").write_bytes(plain.encode("ascii"))
-    (tmp_path / "hinted.csv").write_bytes(f"sep=;{eol}{plain}".encode("ascii"))
-    (tmp_path / "wrong_hint.csv").write_bytes(f'"sep=|"{eol}{plain}'.encode("ascii"))
+    (tmp_path / "plain.csv").write_bytes(plain.encode("cp1252"))
+    (tmp_path / "hinted.csv").write_bytes(f"sep=;{eol}{plain}".encode("cp1252"))
+    (tmp_path / "wrong_hint.csv").write_bytes(f'"sep=|"{eol}{plain}'.encode("cp1252"))
 
     def seen(log: Path, head: int, shift: int, **options):
         monkeypatch.setattr(sources, "_HEAD", head)
@@ -422,13 +425,17 @@ def test_a_first_line_that_is_excels_separator_hint_is_read_as_excel_reads_it(tm
         item = result.inputs[0]
         return (item.records_read, item.records_audited, result.totals["rounds"],
                 sorted(zip(result.findings["code"], result.findings["round_id"], result.findings["line"] - shift)),
-                sorted(zip(result.rejected["reason"], result.rejected["line"] - shift))), item.notes
+                sorted(zip(result.rejected["reason"], result.rejected["line"] - shift)),
+                sorted(result.findings["dealer_id"].unique())), item.notes
 
     for head in (256, 1 << 22):  # the encoding checked beside the audit, then before it
         expected, notes = seen(tmp_path / "plain.csv", head, 0)
-        assert expected[3] and expected[4] and expected[0] == 2000
+        assert expected[3] and expected[4] and expected[0] == 1700 and "Peña" in expected[5]
+        assert any("Windows-1252" in note for note in notes)
         hinted, hinted_notes = seen(tmp_path / "hinted.csv", head, 1)
-        assert hinted == expected and len(hinted_notes) == len(notes) + 1 and "«sep=;»" in hinted_notes[0]
+        assert hinted == expected and len(hinted_notes) == len(notes) + 1
+        assert any("«sep=;»" in note for note in hinted_notes)
+        assert seen(tmp_path / "wrong_hint.csv", head, 1)[0] == expected
         assert seen(tmp_path / "wrong_hint.csv", head, 1, delimiter=";")[0] == expected
 
 

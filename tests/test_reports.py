@@ -251,3 +251,13 @@ def test_a_finding_the_model_would_refuse_stops_the_report(faulty, column, value
     with pytest.raises(ValidationError):
         finding_records(findings)
     finding_records(faulty.findings)  # the findings as the engine gives them pass
+
+
+def test_the_finding_model_has_nothing_that_validating_a_column_at_a_time_would_miss():
+    """``finding_records`` validates each field of the findings a column at a time, which is
+    validating the rows only while the model has no validator of its own and no setting that
+    changes how its fields are read: should one be added, this says so."""
+    decorators = Finding.__pydantic_decorators__
+    assert not (decorators.validators or decorators.field_validators or decorators.root_validators
+                or decorators.model_validators)
+    assert set(Finding.model_config) <= {"frozen", "extra"}

@@ -691,7 +691,7 @@ def _shown(delimiter: str) -> str:
 
 # Excel's separator hint: a first line "sep=;" that some exporters write before the header
 # (Excel then splits the file by that character). It is no row, and it names the separator.
-_SEPARATOR_HINT = re.compile(r'\ufeff?"?sep=(.)"?\r?\n?', flags=re.IGNORECASE)
+_SEPARATOR_HINT = re.compile(r'\ufeff?"?sep=([^\r\n])"?\r?\n?', flags=re.IGNORECASE)
 
 
 def _separator_hint(line: str) -> str | None:
@@ -700,53 +700,55 @@ def _separator_hint(line: str) -> str | None:
     return hint[1] if hint else None
 
 
-def _after_header(head: bytes) -> int:
-    """Where the rows begin in ``head`` (the file's first bytes): after the header line, and
-    after the separator hint before it if there is one; 0 when they do not end in it."""
-    at = _after_first_line(head)
-    if at and _separator_hint(head[:at].decode("ascii")) is not None:
-        after = _after_first_line(head[at:])
-        return at + after if after else 0
-    return at
+def _first_lines(reader) -> list[str]:
+    """The lines up to the first row: (the separator hint,) the header, the first row."""
+    lines = [reader.readline(1 << 20), reader.readline(1 << 20)]
+    if _separator_hint(lines[0]) is not None:
+        lines.append(reader.readline(1 << 20))
+    return lines
+
+
+def _first_lines_in(head: bytes) -> list[str] | None:
+    """``_first_lines`` of the file's first bytes (ASCII), when they all end there."""
+    if not head:
+        return None
+    text = io.StringIO(head.decode("ascii"), newline="")
+    lines = _first_lines(text)
+    # (a line that ends where the head does may go on: a CR's LF may follow)
+    return lines if text.tell() < len(head) and lines[-1].endswith(("\n", "\r")) else None
 
 
 def _header_csv(path: Path, encoding: str, delimiter: str | None,
-                head: bytes = b"") -> tuple[list[str], str, str, str | None]:
+                lines: list[str] | None = None) -> tuple[list[str], str, str, str | None]:
     """(column names, first data line, separator, the separator hint's line or None) of a CSV
-    file; from ``head`` (its first bytes, ASCII) when those lines end in it. A first line that
-    is Excel's separator hint is read as such: the header is the next line, and the hint names
-    the separator unless ``delimiter`` does."""
-    def lines_of(reader) -> list[str]:
-        lines = [reader.readline(1 << 20), reader.readline(1 << 20)]
-        if _separator_hint(lines[0]) is not None:
-            lines.append(reader.readline(1 << 20))
-        return lines
-
-    text = io.StringIO(head.decode("ascii"), newline="")
-    lines = lines_of(text)
-    if not head or text.tell() == len(head) or not lines[-1].endswith(("\n", "\r")):
+    file, from its ``_first_lines`` (read here when not given). A first line that is Excel's
+    separator hint is read as such: the header is the next line, and the hint names the
+    separator, unless ``delimiter`` does or the hint's does not split the header into known
+    column names (the separator is then told from the header, as without a hint)."""
+    if lines is None:
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         try:
             with opener(path, "rt", encoding=_python_codec(encoding), errors="replace", newline="") as fh:
-                lines = lines_of(fh)
+                lines = _first_lines(fh)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
         except UnicodeError as exc:  # an encoding given that the file is not in (UTF-16 without its BOM)
             raise InputError(str(path), "input.not_in_encoding", encoding=encoding,
                              error=first_line(exc)) from None
     hint = _separator_hint(lines[0])
-    preamble = lines.pop(0).strip().lstrip("\ufeff") if hint is not None else None
-    header, first = lines
+    said = lines[0].rstrip("\r\n").lstrip("\ufeff") if hint is not None else None
+    header, first = lines[-2:]
     if not header.strip():
         raise InputError(str(path), "input.empty")
     if delimiter is None:
-        delimiter = hint if hint is not None and hint not in "\r\n\"" else _sniff_delimiter(path, header)
+        splits = hint is not None and hint != '"' and len(_known_names() & set(_split_header(header, hint))) >= 2
+        delimiter = hint if splits else _sniff_delimiter(path, header)
     elif len(delimiter) != 1 or delimiter in "\r\n\"":
         raise InputError(str(path), "input.bad_delimiter", delimiter=repr(delimiter))
     names = _split_header(header, delimiter)
     if len(set(names)) != len(names) or not all(names):
         raise InputError(str(path), "input.bad_header")
-    return names, first, delimiter, preamble
+    return names, first, delimiter, said
 
 
 def _closest_game(names: list[str]) -> tuple[str, list[str]] | None:
@@ -793,8 +795,9 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
                 first_time = ""
     else:
         head = _head(path) if name.endswith(".csv") and not encoding else b""
-        header_bytes = _after_header(head) if head else 0
-        deferred = 0 < header_bytes < len(head)
+        lines = _first_lines_in(head)
+        header_bytes = len("".join(lines[:-1])) if lines else 0  # (ASCII: a byte a character)
+        deferred = lines is not None
         if not deferred:
             found = scan(path)
             if found.blank:
@@ -805,7 +808,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             names, first_time = _jsonl_names(path, codec)
         else:
             kind = "csv"
-            names, first, sep, hint = _header_csv(path, codec, delimiter_option(delimiter), head)
+            names, first, sep, hint = _header_csv(path, codec, delimiter_option(delimiter), lines)
             preamble = int(hint is not None)
             if hint is not None:
                 notes.append(("input.excel_separator_line", {"line": hint}))
