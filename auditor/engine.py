@@ -197,7 +197,8 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
     about an eighth of that, so that the auditing thread waits less for the reader to start.
     The last comes in two halves, so that less is left to audit once the reading ends: the
     first half is audited while the second is typed. (A chunk is given once a quarter of one
-    has been read after it: the last one is then known.)"""
+    has been read after it: the last one is then known.) A round that one file ends and the
+    next begins stays in one chunk (see ``_give``)."""
     pending: list[pa.Table] = []
     size, quarter, started = 0, max(1, chunk_rows // 4), False
     for src in sources:
@@ -207,9 +208,13 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
             for batch in src.batches(max(1_000, min(quarter, BATCH_ROWS))):
                 pending.append(batch)
                 size += batch.num_rows
-                if not started and size >= chunk_rows // 8:
+                if not started and len(sources) == 1 and size >= chunk_rows // 8:
                     size, started = 0, True
                     yield _drain(pending)
+                elif not started and size - pending[-1].num_rows >= chunk_rows // 8:
+                    # (of several files: a batch left after it, which may go on with its last round)
+                    started = True
+                    size -= yield from _give(pending, chunk_rows // 8)
                 elif size >= chunk_rows + quarter:
                     size -= yield from _give(pending, chunk_rows)
         except InputError as exc:
@@ -224,9 +229,11 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
 
 def _give(pending: list[pa.Table], rows: int):
     """Yields the first batches of ``pending`` that hold at least ``rows`` rows, as one
-    chunk (they leave ``pending``); returns how many rows they held."""
+    chunk (they leave ``pending``), and the batch after them while it goes on with their
+    last round (a round cut in two files: see ``_cut_rounds``); returns how many rows they
+    held."""
     k, held = 0, 0
-    while held < rows:
+    while held < rows or (k < len(pending) and _goes_on(pending[k - 1], pending[k])):
         held += pending[k].num_rows
         k += 1
     rest = pending[k:]
@@ -309,6 +316,15 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
     finally:  # also when the audit stops early: the reader is told to stop, not left blocked
         stop.set()
         reader.join()
+
+
+def _goes_on(batch: pa.Table, after: pa.Table) -> bool:
+    """Whether ``after``, of another file, begins with the round that ``batch`` ends with."""
+    if not (batch.num_rows and after.num_rows):
+        return False
+    last, first = batch.num_rows - 1, 0
+    return batch.column("_file")[last].as_py() != after.column("_file")[first].as_py() and all(
+        batch.column(name)[last].as_py() == after.column(name)[first].as_py() for name in ("table_id", "round_id"))
 
 
 def _drain(pending: list[pa.Table]) -> pa.Table:
@@ -814,12 +830,50 @@ def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.n
     again = part != part[round_start]
     if not again.any():
         return None
+    cut = _cut_rounds(df, part, again)
+    if cut.any():  # one round, read from two files: the part of its first row is its part
+        part[cut] = part[round_start[cut]]
+        again &= ~cut
+        if not again.any():
+            return None
     rkey = df["_rkey"].to_numpy().copy()
     fresh = rkey.max() + 1  # the new keys come after every key of the chunk
     _, own = np.unique(part[again] * fresh + rkey[again], return_inverse=True)
     rkey[again] = fresh + own
     df["_rkey"] = pd.Series(rkey, index=df.index, copy=False)
     return part
+
+
+def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> np.ndarray:
+    """Rows of a round that an export cut in two files (a log split by size as it was
+    written), among the rounds given by two files of the chunk (``again``): in the first two
+    files that give it, its rows are one run, the last of the one file and the first of the
+    next, and no seat (and hand) is in both, as it would be in a copy of the round. Those rows
+    are one round, audited whole; the round's rows in any later file are a copy, as before."""
+    rkey = df["_rkey"].to_numpy()
+    rows = np.flatnonzero(np.isin(rkey, np.unique(rkey[again])))  # (in the chunk's order)
+    order = np.lexsort((rows, rkey[rows]))
+    rows = rows[order]
+    starts = np.flatnonzero(np.r_[True, rkey[rows][1:] != rkey[rows][:-1]])
+    first_part = np.repeat(part[rows][starts], np.diff(np.r_[starts, len(rows)]))
+    rows = rows[part[rows] <= first_part + 1]  # the round's first two files
+    keys = rkey[rows]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    counts = np.diff(np.r_[starts, len(keys)])
+    one_run = rows[starts + counts - 1] - rows[starts] + 1 == counts
+    two_files = np.maximum.reduceat(part[rows], starts) > np.minimum.reduceat(part[rows], starts)
+    # A seat (and hand) given twice in the round: a copy, not a cut.
+    seats = [df[name].to_numpy()[rows].astype(np.int64) for name in ("seat", "hand") if name in df]
+    by_seat = np.lexsort((*reversed(seats), keys))
+    same = np.ones(max(len(keys) - 1, 0), bool)
+    for values in (keys, *seats):
+        same &= values[by_seat][1:] == values[by_seat][:-1]
+    group = np.repeat(np.arange(len(starts)), counts)
+    twice = np.zeros(len(starts), bool)
+    twice[group[by_seat][1:][same]] = True
+    cut = np.zeros(len(rkey), bool)
+    cut[rows[np.repeat(one_run & two_files & ~twice, counts)]] = True
+    return cut
 
 
 def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:

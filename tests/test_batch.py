@@ -334,3 +334,26 @@ def test_tasks_are_cut_by_size_and_count(tmp_path, monkeypatch):
     groups = [[int(e.sha[1:]) for e in g] for g in runner._cut(entries, chunk=4)]
     assert groups == [[0, 1, 2], [3], [4, 5, 6, 7], [8]]
     assert [len(g) for g in runner._cut(entries, chunk=100)] == [3, 1, 5]
+
+
+@pytest.mark.parametrize("chunk", [1, 256])
+def test_a_day_cut_in_two_files_inside_a_round_is_audited_as_the_day(tmp_path, chunk):
+    """A day's export split in two files between two rows of one round: the round is one
+    round, whether the two files are audited in one task or each in its own (the other then
+    its context, the round's time being in both): the findings are the whole day's."""
+    logs = tmp_path / "logs"
+    day = day_log(logs, 0, faults=0.1)
+    frame = pd.read_csv(day, dtype=str, keep_default_na=False)
+    same = (frame["round_id"] == frame["round_id"].shift()).to_numpy()
+    cut = int(same[len(frame) // 2:].argmax()) + len(frame) // 2
+    assert same[cut]
+    frame.loc[cut, "net_war"] = "999.00"  # a finding on a seat in the second file's part
+    frame.to_csv(day, index=False)
+    whole = full_audit([day])
+    assert frame.loc[cut, "round_id"] in {f[1] for f in whole}
+    day.unlink()
+    frame.iloc[:cut].to_csv(day.with_name("part-a.csv"), index=False)
+    frame.iloc[cut:].to_csv(day.with_name("part-b.csv"), index=False)
+    outcome = batch(tmp_path, logs, chunk=chunk)
+    assert len(whole) > 5 and open_findings(tmp_path / "out" / "audit.db") == whole
+    assert outcome.exit_code == 1

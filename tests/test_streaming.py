@@ -6,6 +6,7 @@ from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -340,6 +341,47 @@ def test_files_are_audited_in_time_order_of_their_first_rounds():
     sources = [SimpleNamespace(path=Path(name), first_time=first) for name, first in firsts.items()]
     assert [s.path.name for s in _in_time_order(sources)] == \
         ["c.csv", "g.parquet", "e.csv", "a.csv", "b.csv", "d.csv", "f.csv"]
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_a_log_cut_in_files_inside_its_rounds_audits_as_the_log(tmp_path, game):
+    """An export split by size as it was written: each cut falls between two rows of one
+    round, which the one file ends and the next begins. Each such round is one round,
+    audited whole, whatever the chunks (a cut at a chunk's edge too); the report is the
+    uncut log's but for the file and line of each row. A later file that gives such a round
+    again is a copy: its rows are rejected as repeats, and the round stays audited whole."""
+    log, _ = run(game, rounds=1200, seed=13, faults=0.06, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    same = (frame["round_id"] == frame["round_id"].shift()).to_numpy()
+    cuts = [int(np.flatnonzero(same[at:])[0]) + at for at in (len(frame) // 4, len(frame) // 2, 3 * len(frame) // 4)]
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for k, (lo, hi) in enumerate(zip([0, *cuts], [*cuts, len(frame)])):
+        frame.iloc[lo:hi].to_csv(parts / f"part-{k}.csv", index=False)
+
+    whole = audit([log], profiles=PROFILES, chunk_rows=10**9)
+    assert len(whole.findings) > 20
+    for chunk_rows in (10**9, 450, 50):
+        cut = audit([parts], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert _seen(cut) == _seen(whole), chunk_rows
+        assert all(i.records_read == i.records_audited + i.records_rejected for i in cut.inputs)
+
+    # A cut round audited whole, given again whole by a file of its own: a copy.
+    rejected_lines = set(whole.rejected["line"])
+    for at in cuts:
+        rows = np.flatnonzero(((frame["table_id"] == frame["table_id"].iloc[at])
+                               & (frame["round_id"] == frame["round_id"].iloc[at])).to_numpy())
+        if not rejected_lines & set((rows + 2).tolist()):  # (line 1 is the header)
+            break
+    frame.iloc[rows].to_csv(parts / "zz-copy.csv", index=False)
+    for chunk_rows in (10**9, 450):
+        again = audit([parts], profiles=PROFILES, chunk_rows=chunk_rows)
+        copy = [i for i in again.inputs if i.path.endswith("zz-copy.csv")][0]
+        assert copy.records_audited == 0 and copy.records_rejected == len(rows) >= 2
+        is_copy = again.rejected["file"].str.endswith("zz-copy.csv")
+        assert set(again.rejected[is_copy]["reason"]) == {"reject.round_repeated"}
+        assert _seen(audit([parts / f"part-{k}.csv" for k in range(4)], profiles=PROFILES, chunk_rows=chunk_rows))[:2] \
+            == _seen(again)[:2] == _seen(whole)[:2]  # the same findings and rule outcomes
 
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
