@@ -201,6 +201,7 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
     next begins stays in one chunk (see ``_give``)."""
     pending: list[pa.Table] = []
     size, quarter, started = 0, max(1, chunk_rows // 4), False
+    several = len(sources) > 1  # a chunk then leaves a batch after it: it may go on with its last round
     for src in sources:
         if progress:
             progress(str(src.path))
@@ -208,14 +209,15 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
             for batch in src.batches(max(1_000, min(quarter, BATCH_ROWS))):
                 pending.append(batch)
                 size += batch.num_rows
-                if not started and len(sources) == 1 and size >= chunk_rows // 8:
-                    size, started = 0, True
-                    yield _drain(pending)
-                elif not started and size - pending[-1].num_rows >= chunk_rows // 8:
-                    # (of several files: a batch left after it, which may go on with its last round)
+                after = batch.num_rows if several else 0
+                if not started and size - after >= max(1, chunk_rows // 8):
                     started = True
-                    size -= yield from _give(pending, chunk_rows // 8)
-                elif size >= chunk_rows + quarter:
+                    if several:
+                        size -= yield from _give(pending, max(1, chunk_rows // 8))
+                    else:
+                        size = 0
+                        yield _drain(pending)
+                elif size - after >= chunk_rows + quarter:
                     size -= yield from _give(pending, chunk_rows)
         except InputError as exc:
             errors[str(src.path)] = t(exc.key, lang, **exc.params)
@@ -233,7 +235,7 @@ def _give(pending: list[pa.Table], rows: int):
     last round (a round cut in two files: see ``_cut_rounds``); returns how many rows they
     held."""
     k, held = 0, 0
-    while held < rows or (k < len(pending) and _goes_on(pending[k - 1], pending[k])):
+    while held < rows or (0 < k < len(pending) and _goes_on(pending[k - 1], pending[k])):
         held += pending[k].num_rows
         k += 1
     rest = pending[k:]
@@ -862,10 +864,11 @@ def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> np.nda
     counts = np.diff(np.r_[starts, len(keys)])
     one_run = rows[starts + counts - 1] - rows[starts] + 1 == counts
     two_files = np.maximum.reduceat(part[rows], starts) > np.minimum.reduceat(part[rows], starts)
-    # A seat (and hand) given twice in the round: a copy, not a cut.
+    # A seat (and hand) that both files give: a copy, not a cut. (One given twice within a
+    # file is that file's fault, found as in any round.)
     seats = [df[name].to_numpy()[rows].astype(np.int64) for name in ("seat", "hand") if name in df]
-    by_seat = np.lexsort((*reversed(seats), keys))
-    same = np.ones(max(len(keys) - 1, 0), bool)
+    by_seat = np.lexsort((part[rows], *reversed(seats), keys))
+    same = part[rows][by_seat][1:] != part[rows][by_seat][:-1]
     for values in (keys, *seats):
         same &= values[by_seat][1:] == values[by_seat][:-1]
     group = np.repeat(np.arange(len(starts)), counts)

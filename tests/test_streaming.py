@@ -384,6 +384,24 @@ def test_a_log_cut_in_files_inside_its_rounds_audits_as_the_log(tmp_path, game):
             == _seen(again)[:2] == _seen(whole)[:2]  # the same findings and rule outcomes
 
 
+def test_a_cut_round_with_a_seat_given_twice_in_one_file_is_rejected_whole(tmp_path):
+    """A seat repeated within one part of a cut round is that round's fault, as in the uncut
+    log (the round rejected whole for it), not a sign that the other part is a copy. Chunks
+    of a row or two work too."""
+    log, _ = run("triple-shot", rounds=200, seed=3, faults=0.0, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    same = (frame["round_id"] == frame["round_id"].shift()).to_numpy()
+    cut = int(same[len(frame) // 2:].argmax()) + len(frame) // 2
+    whole = audit([log], profiles=PROFILES)
+    frame.iloc[:cut].to_csv(tmp_path / "a.csv", index=False)
+    pd.concat([frame.iloc[cut:cut + 1], frame.iloc[cut:]]).to_csv(tmp_path / "b.csv", index=False)
+    for chunk_rows in (1, 300, 10**9):
+        result = audit([tmp_path / "a.csv", tmp_path / "b.csv"], profiles=PROFILES, chunk_rows=chunk_rows)
+        reasons = set(result.rejected["reason"])
+        assert "reject.ts.duplicate_seat" in reasons and "reject.round_repeated" not in reasons, chunk_rows
+        assert result.totals["rounds"] == whole.totals["rounds"] - 1
+
+
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_a_folder_of_daily_exports_audits_as_the_log_it_was_cut_from(tmp_path, game):
     """The log cut into one file per table and day (how a hall exports it; here per hour, to
