@@ -202,11 +202,16 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
     pending: list[pa.Table] = []
     size, quarter, started = 0, max(1, chunk_rows // 4), False
     several = len(sources) > 1  # a chunk then leaves a batch after it: it may go on with its last round
-    for src in sources:
+    unread, starting = dict.fromkeys(range(len(sources))), _starting(sources)
+    last = None  # (table, round) of the last row read
+    while unread:
+        src = sources[_next_file(unread, starting, last)]
         if progress:
             progress(str(src.path))
         try:
             for batch in src.batches(max(1_000, min(quarter, BATCH_ROWS))):
+                if batch.num_rows:
+                    last = _round_at(batch, batch.num_rows - 1)
                 pending.append(batch)
                 size += batch.num_rows
                 after = batch.num_rows if several else 0
@@ -227,6 +232,36 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
         yield _drain(pending)
     elif not started:  # nothing read: one empty chunk, so that every rule is still judged
         yield None
+
+
+def _starting(sources: list[Source]) -> dict[tuple[str, str], list[int]]:
+    """The files (their places in ``sources``) that begin with each round."""
+    starting: dict[tuple[str, str], list[int]] = {}
+    for i, src in enumerate(sources):
+        if src.first_round is not None:
+            starting.setdefault(src.first_round, []).append(i)
+    return starting
+
+
+def _next_file(unread: dict[int, None], starting: dict, last: tuple[str, str] | None) -> int:
+    """The file to read next (it leaves ``unread``, which keeps the time order): the first
+    unread one that begins with the round read last, else the first unread. So a round an
+    export cuts in two files is read whole (see ``_give``) whatever order time puts the files
+    in: an export sorted by table and split by size interleaves the tables' files, a file
+    whose first time is unreadable comes last, and in a cut export given twice each copy's
+    file stands between the two parts of the other's. (A file that gives that round again
+    whole is read there too; it is a copy all the same, see ``_cut_rounds``.)"""
+    for i in starting.get(last, ()):
+        if i in unread:
+            del unread[i]
+            return i
+    i = next(iter(unread))
+    del unread[i]
+    return i
+
+
+def _round_at(batch: pa.Table, row: int) -> tuple[str, str]:
+    return batch.column("table_id")[row].as_py(), batch.column("round_id")[row].as_py()
 
 
 def _give(pending: list[pa.Table], rows: int):
@@ -324,9 +359,9 @@ def _goes_on(batch: pa.Table, after: pa.Table) -> bool:
     """Whether ``after``, of another file, begins with the round that ``batch`` ends with."""
     if not (batch.num_rows and after.num_rows):
         return False
-    last, first = batch.num_rows - 1, 0
-    return batch.column("_file")[last].as_py() != after.column("_file")[first].as_py() and all(
-        batch.column(name)[last].as_py() == after.column(name)[first].as_py() for name in ("table_id", "round_id"))
+    last = batch.num_rows - 1
+    return (batch.column("_file")[last].as_py() != after.column("_file")[0].as_py()
+            and _round_at(batch, last) == _round_at(after, 0))
 
 
 def _drain(pending: list[pa.Table]) -> pa.Table:
@@ -832,10 +867,10 @@ def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.n
     again = part != part[round_start]
     if not again.any():
         return None
-    cut = _cut_rounds(df, part, again)
-    if cut.any():  # one round, read from two files: the part of its first row is its part
-        part[cut] = part[round_start[cut]]
-        again &= ~cut
+    cut, joined = _cut_rounds(df, part, again)
+    if len(cut):  # one round, read from two files: the earlier file's
+        part[cut] = joined
+        again = part != part[round_start]
         if not again.any():
             return None
     rkey = df["_rkey"].to_numpy().copy()
@@ -846,37 +881,41 @@ def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.n
     return part
 
 
-def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> np.ndarray:
-    """Rows of a round that an export cut in two files (a log split by size as it was
-    written), among the rounds given by two files of the chunk (``again``): in the first two
-    files that give it, its rows are one run, the last of the one file and the first of the
-    next, and no seat (and hand) is in both, as it would be in a copy of the round. Those rows
-    are one round, audited whole; the round's rows in any later file are a copy, as before."""
+def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, the file each belongs to) of the rounds that an export cut in two files (a log
+    split by size as it was written), among the rounds given by two files of the chunk
+    (``again``): where one file's rows of a round and the next file's follow each other in
+    the chunk, the last of the one and the first of the other, and no seat (and hand) is in
+    both, as it would be in a copy of the round, the later file's rows belong to the earlier
+    one's. So a cut round is one round, audited whole, and so is each cut copy of it (each
+    file's copy is judged as the round: see ``_given_by_an_earlier_file``). A round cut in
+    three files is not joined past its first two."""
     rkey = df["_rkey"].to_numpy()
     rows = np.flatnonzero(np.isin(rkey, np.unique(rkey[again])))  # (in the chunk's order)
-    order = np.lexsort((rows, rkey[rows]))
-    rows = rows[order]
-    starts = np.flatnonzero(np.r_[True, rkey[rows][1:] != rkey[rows][:-1]])
-    first_part = np.repeat(part[rows][starts], np.diff(np.r_[starts, len(rows)]))
-    rows = rows[part[rows] <= first_part + 1]  # the round's first two files
-    keys = rkey[rows]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    counts = np.diff(np.r_[starts, len(keys)])
-    one_run = rows[starts + counts - 1] - rows[starts] + 1 == counts
-    two_files = np.maximum.reduceat(part[rows], starts) > np.minimum.reduceat(part[rows], starts)
-    # A seat (and hand) that both files give: a copy, not a cut. (One given twice within a
+    rows = rows[np.lexsort((rows, rkey[rows]))]
+    keys, parts = rkey[rows], part[rows]
+    # Pieces: a round's rows in one file (a chunk holds each file's rows together).
+    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]) | (parts[1:] != parts[:-1])])
+    counts = np.diff(np.r_[starts, len(rows)])
+    ends = starts + counts - 1
+    piece = np.repeat(np.arange(len(starts)), counts)
+    one_run = rows[ends] - rows[starts] + 1 == counts
+    follows = ((keys[starts][1:] == keys[starts][:-1]) & one_run[1:] & one_run[:-1]
+               & (rows[starts][1:] == rows[ends][:-1] + 1))  # piece k+1 goes on from piece k
+    # A seat (and hand) that both pieces give: a copy, not a cut. (One given twice within a
     # file is that file's fault, found as in any round.)
     seats = [df[name].to_numpy()[rows].astype(np.int64) for name in ("seat", "hand") if name in df]
-    by_seat = np.lexsort((part[rows], *reversed(seats), keys))
-    same = part[rows][by_seat][1:] != part[rows][by_seat][:-1]
+    by_seat = np.lexsort((piece, *reversed(seats), keys))
+    a, b = by_seat[:-1], by_seat[1:]
+    shared = piece[b] == piece[a] + 1
     for values in (keys, *seats):
-        same &= values[by_seat][1:] == values[by_seat][:-1]
-    group = np.repeat(np.arange(len(starts)), counts)
-    twice = np.zeros(len(starts), bool)
-    twice[group[by_seat][1:][same]] = True
-    cut = np.zeros(len(rkey), bool)
-    cut[rows[np.repeat(one_run & two_files & ~twice, counts)]] = True
-    return cut
+        shared &= values[b] == values[a]
+    copied = np.zeros(len(starts), bool)
+    copied[piece[a][shared]] = True
+    joins = follows & ~copied[:-1]
+    joins &= ~np.r_[False, joins[:-1]]  # (not a third piece onto a joined two)
+    joined = np.r_[False, joins][piece]  # rows of a piece that joins the one before
+    return rows[joined], parts[starts][piece[joined] - 1]
 
 
 def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:

@@ -384,6 +384,48 @@ def test_a_log_cut_in_files_inside_its_rounds_audits_as_the_log(tmp_path, game):
             == _seen(again)[:2] == _seen(whole)[:2]  # the same findings and rule outcomes
 
 
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_a_cut_round_is_joined_whatever_the_time_order_of_the_files(tmp_path, game):
+    """Each file's last round is read with the file that begins with its continuation, not
+    only with the next file in time order: an export sorted by table, then cut by size
+    (the time order interleaves the tables' files), one of its files with an unreadable
+    first time (ordered last), and the cut export given twice (in time order each copy's
+    file stands between the two parts of the other's). The report is the uncut log's but
+    for where each row lies, the copy's rows rejected as repeats."""
+    log, _ = run(game, rounds=1200, seed=17, faults=0.06, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    frame = frame.sort_values("table_id", kind="stable", ignore_index=True)
+    same = (frame["round_id"] == frame["round_id"].shift()).to_numpy()
+    cuts = [int(np.flatnonzero(same[at:])[0]) + at for at in range(len(frame) // 9, len(frame), len(frame) // 9)]
+    cuts = sorted(set(cuts))
+    frame.loc[cuts[3], "started_at"] = "not a time"  # (a round field: its round rejected whole)
+    frame.to_csv(tmp_path / "by-table.csv", index=False)
+    whole = audit([tmp_path / "by-table.csv"], profiles=PROFILES, chunk_rows=10**9)
+    assert len(whole.findings) > 20 and "reject.bad_time" in set(whole.rejected["reason"])
+    for folder in ("parts", "zz-copy"):
+        (tmp_path / folder).mkdir()
+        for k, (lo, hi) in enumerate(zip([0, *cuts], [*cuts, len(frame)])):
+            frame.iloc[lo:hi].to_csv(tmp_path / folder / f"part-{k:02d}.csv", index=False)
+    (tmp_path / "zz-copy.csv").write_bytes((tmp_path / "by-table.csv").read_bytes())
+    whole_twice = audit([tmp_path / "by-table.csv", tmp_path / "zz-copy.csv"], profiles=PROFILES)
+    firsts = [frame["started_at"].iloc[at] for at in [0, *cuts]]
+    assert firsts != sorted(firsts)  # (the time order is not the cuts' order)
+
+    for chunk_rows in (10**9, 450, 50):
+        cut = audit([tmp_path / "parts"], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert _seen(cut) == _seen(whole), chunk_rows
+        twice = audit([tmp_path / "parts", tmp_path / "zz-copy"], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert _seen(twice) == _seen(whole_twice), chunk_rows
+        assert sum(i.records_audited for i in twice.inputs if "/zz-copy/" in i.path) == 0
+        assert all(i.records_read == i.records_audited + i.records_rejected for i in twice.inputs)
+    # Parquet files tell their first round as CSV files do.
+    (tmp_path / "parquet").mkdir()
+    for path in (tmp_path / "parts").iterdir():
+        pq.write_table(pa.Table.from_pandas(pd.read_csv(path, dtype=str, keep_default_na=False), preserve_index=False),
+                       tmp_path / "parquet" / f"{path.stem}.parquet")
+    assert _seen(audit([tmp_path / "parquet"], profiles=PROFILES, chunk_rows=450)) == _seen(whole)
+
+
 def test_a_cut_round_with_a_seat_given_twice_in_one_file_is_rejected_whole(tmp_path):
     """A seat repeated within one part of a cut round is that round's fault, as in the uncut
     log (the round rejected whole for it), not a sign that the other part is a copy. Chunks

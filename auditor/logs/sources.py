@@ -72,6 +72,9 @@ class Source:
     names: list[str]
     digest: Future  # of the file's SHA-256, computed beside the audit (see ``files.digest_job``)
     first_time: str = ""
+    # (table, round) of a CSV or Parquet file's first row, as its text gives them: a file
+    # that begins with the round another ends with is read right after it (``engine._chunks``).
+    first_round: tuple[str, str] | None = None
     extra_columns: list[str] = field(default_factory=list)
     records_read: int = 0
     record_rejects: list[pd.DataFrame] = field(default_factory=list)
@@ -775,7 +778,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     name = path.name.lower()
     if not name.endswith(SUFFIXES):
         raise InputError(str(path), "input.unknown_type")
-    first_time = ""
+    first_time, first_round = "", None
     notes: list[tuple[str, dict]] = []
     codec, native, sep, preamble = "utf-8", True, ",", 0
     deferred = False  # the encoding checked beside the audit (see ``_HEAD``)
@@ -787,12 +790,15 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
         names = list(schema.names)
-        if has_rows and "started_at" in names:
+        if has_rows:
+            wanted = [n for n in ("started_at", "table_id", "round_id") if names.count(n) == 1]
             try:
-                first = pq.ParquetFile(path).read_row_group(0, columns=["started_at"]).column(0)[0]
-                first_time = "" if first.as_py() is None else str(first.as_py())
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, IndexError):
-                first_time = ""
+                row = next(pq.ParquetFile(path).iter_batches(batch_size=1, columns=wanted)).to_pylist()[0]
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, StopIteration, IndexError):
+                row = {}
+            first_time = "" if row.get("started_at") is None else str(row["started_at"])
+            if row.get("table_id") is not None and row.get("round_id") is not None:
+                first_round = str(row["table_id"]), str(row["round_id"])
     else:
         head = _head(path) if name.endswith(".csv") and not encoding else b""
         lines = _first_lines_in(head)
@@ -815,12 +821,14 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             if sep != ",":
                 notes.append(("input.delimiter_used", {"delimiter": _shown(sep)}))
             has_rows = bool(first.strip())
-            if has_rows and "started_at" in names:
-                try:
-                    row = next(csv.reader([first], delimiter=sep))
-                    first_time = row[names.index("started_at")] if len(row) == len(names) else ""
-                except (csv.Error, StopIteration):
-                    first_time = ""
+            try:
+                row = next(csv.reader([first], delimiter=sep)) if has_rows else []
+            except (csv.Error, StopIteration):
+                row = []
+            if len(row) == len(names):
+                first_time = row[names.index("started_at")] if "started_at" in names else ""
+                if "table_id" in names and "round_id" in names:
+                    first_round = row[names.index("table_id")], row[names.index("round_id")]
     if game is None:
         game = detect_game(names)
         if game is None:
@@ -856,6 +864,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     if not deferred:
         verdict, header_bytes = None, 0
     return Source(path=path, game=game, kind=kind, names=names, digest=digest, first_time=first_time,
+                  first_round=first_round,
                   extra_columns=extra, encoding=codec, native=native, delimiter=sep, notes=notes,
                   verdict=verdict, header_bytes=header_bytes, preamble=preamble, absent=absent)
 
