@@ -9,6 +9,7 @@ is audited whole or not at all), each naming the line that caused it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -189,11 +190,18 @@ def reader_fault(field_: str, reason: str, detail: str) -> str:
     return f"\x00{field_}\x00{reason}\x00{detail}"
 
 
+# Excel's separator hint ("sep=;"), which a spreadsheet writes as the first line of an export.
+SEPARATOR_HINT = re.compile(r'\ufeff?"?sep=([^\r\n])"?\r?\n?', flags=re.IGNORECASE)
+
+
 def _fault_of(bad: str) -> tuple[str, str, str]:
-    """(field, reason, detail) of a record's ``_bad``."""
+    """(field, reason, detail) of a record's ``_bad``. A separator hint after the file's
+    first line is another export's (two joined into one file): no round's data."""
     parts = bad.split("\x00", 3)
     if len(parts) == 4 and not parts[0] and parts[2].startswith("reject."):
         return parts[1], parts[2], parts[3]
+    if SEPARATOR_HINT.fullmatch(bad):
+        return "", "reject.separator_line_repeated", bad
     return "", "reject.bad_fields", bad
 
 

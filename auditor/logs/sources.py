@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 from ..arrowtext import buffers
 from .csvsplit import last_line_end, line_count, split_plain
 from .files import SUFFIXES, InputError, Scan, digest_job, first_line, scan
-from .ingest import _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
+from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
 from .schema import columns_of, partners
 
 __all__ = ["Source", "open_source", "batch_schema", "absent_bits", "concat_batches", "SUFFIXES", "BATCH_ROWS",
@@ -694,12 +694,9 @@ def _shown(delimiter: str) -> str:
 
 # Excel's separator hint: a first line "sep=;" that some exporters write before the header
 # (Excel then splits the file by that character). It is no row, and it names the separator.
-_SEPARATOR_HINT = re.compile(r'\ufeff?"?sep=([^\r\n])"?\r?\n?', flags=re.IGNORECASE)
-
-
 def _separator_hint(line: str) -> str | None:
     """The separator a line names, when it is Excel's separator hint."""
-    hint = _SEPARATOR_HINT.fullmatch(line)
+    hint = SEPARATOR_HINT.fullmatch(line)
     return hint[1] if hint else None
 
 

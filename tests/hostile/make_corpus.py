@@ -156,6 +156,9 @@ def main() -> None:
     # ... after Excel's byte-order mark, naming the comma; a bad amount on line 4 (the header's is 2).
     write("excel_separator_line_bom.csv", "\ufeffsep=,\n" + csv_text([CLEAN[0], {**CLEAN[1], "bet": "diez"},
                                                                      *CLEAN[2:]]))
+    # ... and two such exports joined into one file: the second's hint and header are no rounds.
+    write("excel_separator_line_twice.csv", "sep=;\r\n" + csv_text(CLEAN[:1], sep=";", eol="\r\n")
+          + "sep=;\r\n" + csv_text(CLEAN[1:], sep=";", eol="\r\n"))
     write("bad_timestamps.csv", csv_text([{**CLEAN[0], "started_at": "yesterday"}, CLEAN[1], CLEAN[2],
                                           {**CLEAN[3], "started_at": "2026-13-45T99:00:00"}]))
     write("nul_bytes.csv", csv_text([{**CLEAN[0], "dealer_id": "CR\x00-1"}, *CLEAN[1:]]))
