@@ -202,10 +202,9 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
     pending: list[pa.Table] = []
     size, quarter, started = 0, max(1, chunk_rows // 4), False
     several = len(sources) > 1  # a chunk then leaves a batch after it: it may go on with its last round
-    unread, starting = dict.fromkeys(range(len(sources))), _starting(sources)
+    order = _ReadingOrder(sources)
     last = None  # (table, round) of the last row read
-    while unread:
-        src = sources[_next_file(unread, starting, last)]
+    while (src := order.take(last)) is not None:
         if progress:
             progress(str(src.path))
         try:
@@ -234,30 +233,39 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
         yield None
 
 
-def _starting(sources: list[Source]) -> dict[tuple[str, str], list[int]]:
-    """The files (their places in ``sources``) that begin with each round."""
-    starting: dict[tuple[str, str], list[int]] = {}
-    for i, src in enumerate(sources):
-        if src.first_round is not None:
-            starting.setdefault(src.first_round, []).append(i)
-    return starting
+class _ReadingOrder:
+    """The order the files are read in: time order, but for the file read after one whose
+    last round another file begins with, which is that file (of several, the first in time
+    order in the same folder as the one just read, else the first in time order). So a round
+    an export cuts in two files is read whole (see ``_give``) whatever order time puts the
+    files in: an export sorted by table and split by size interleaves the tables' files, a
+    file whose first time is unreadable comes last, and in a cut export given twice each
+    copy's file stands between the two parts of the other's. (Where the file taken is a
+    copy of the whole round and not the rest of it, the round stays cut, as
+    docs/known-problems.md says.)"""
 
+    def __init__(self, sources: list[Source]):
+        self.sources, self.read, self.next_unread, self.folder = sources, [False] * len(sources), 0, None
+        self.starting: dict[tuple[str, str], list[int]] = {}  # the files that begin with each round
+        for i, src in enumerate(sources):
+            if src.first_round is not None:
+                self.starting.setdefault(src.first_round, []).append(i)
 
-def _next_file(unread: dict[int, None], starting: dict, last: tuple[str, str] | None) -> int:
-    """The file to read next (it leaves ``unread``, which keeps the time order): the first
-    unread one that begins with the round read last, else the first unread. So a round an
-    export cuts in two files is read whole (see ``_give``) whatever order time puts the files
-    in: an export sorted by table and split by size interleaves the tables' files, a file
-    whose first time is unreadable comes last, and in a cut export given twice each copy's
-    file stands between the two parts of the other's. (A file that gives that round again
-    whole is read there too; it is a copy all the same, see ``_cut_rounds``.)"""
-    for i in starting.get(last, ()):
-        if i in unread:
-            del unread[i]
-            return i
-    i = next(iter(unread))
-    del unread[i]
-    return i
+    def take(self, last: tuple[str, str] | None) -> Source | None:
+        """The next file to read (None when all are), ``last`` the round read last."""
+        going_on = [i for i in self.starting.get(last, ()) if not self.read[i]]
+        same_folder = [i for i in going_on if self.sources[i].path.parent == self.folder]
+        if same_folder or going_on:
+            i = (same_folder or going_on)[0]
+        else:
+            while self.next_unread < len(self.sources) and self.read[self.next_unread]:
+                self.next_unread += 1
+            if self.next_unread == len(self.sources):
+                return None
+            i = self.next_unread
+        self.read[i] = True
+        self.folder = self.sources[i].path.parent
+        return self.sources[i]
 
 
 def _round_at(batch: pa.Table, row: int) -> tuple[str, str]:

@@ -14,6 +14,7 @@ import pytest
 
 from auditor.engine import _in_time_order, _read_ahead, audit
 from auditor.logs.schema import columns_of
+from auditor.logs.sources import open_source
 from auditor.profiles import load_profiles
 from auditor.simulate import SIMULATORS, run
 
@@ -424,6 +425,42 @@ def test_a_cut_round_is_joined_whatever_the_time_order_of_the_files(tmp_path, ga
         pq.write_table(pa.Table.from_pandas(pd.read_csv(path, dtype=str, keep_default_na=False), preserve_index=False),
                        tmp_path / "parquet" / f"{path.stem}.parquet")
     assert _seen(audit([tmp_path / "parquet"], profiles=PROFILES, chunk_rows=450)) == _seen(whole)
+
+
+def test_a_cut_round_goes_on_in_the_file_of_its_own_export(tmp_path):
+    """Of two files that begin with the round a file ends with, the one of the same folder
+    is its continuation: a re-export of the log's second half, cut one row further into that
+    round and in another folder, is a copy (its rows rejected as repeats), and the round is
+    audited whole, as from the uncut log and a copy of the half."""
+    log, _ = run("let-it-ride", rounds=1200, seed=17, faults=0.0, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    key = (frame["table_id"] + "|" + frame["round_id"]).to_numpy()
+    cut = next(i for i in range(len(frame) // 2, len(frame)) if key[i] == key[i - 1] == key[i + 1])
+    half = next(i for i in range(cut - 200, cut) if key[i] != key[i - 1])  # a round's first row
+    for folder, at, start in (("again", cut + 1, half), ("parts", cut, 0)):  # ("again" is read first)
+        (tmp_path / folder).mkdir()
+        frame.iloc[start:at].to_csv(tmp_path / folder / "part-0.csv", index=False)
+        frame.iloc[at:].to_csv(tmp_path / folder / "part-1.csv", index=False)
+    frame.iloc[half:].to_csv(tmp_path / "copy.csv", index=False)
+    expected = audit([log, tmp_path / "copy.csv"], profiles=PROFILES)
+    for chunk_rows in (10**9, 450):
+        result = audit([tmp_path / "parts", tmp_path / "again"], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert _seen(result) == _seen(expected), chunk_rows
+
+
+def test_a_parquet_file_gives_its_first_round_as_its_rows_do(tmp_path):
+    """As Arrow's cast gives the rows' text (a float round id, bytes), not as Python would
+    write the value, so that the file that goes on with a round is found."""
+    log, _ = run("triple-shot", rounds=20, seed=1, faults=0.0, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    for name, ids in (("float", frame["round_id"].str.replace("-", "").astype("float64")),
+                      ("bytes", frame["round_id"].str.encode("ascii")), ("text", frame["round_id"])):
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(pa.Table.from_pandas(frame.assign(round_id=ids), preserve_index=False), path)
+        src = open_source(path)
+        batch = next(src.batches(1000))
+        assert src.first_round == (batch.column("table_id")[0].as_py(), batch.column("round_id")[0].as_py()), name
+        assert src.first_time == frame["started_at"].iloc[0]
 
 
 def test_a_cut_round_with_a_seat_given_twice_in_one_file_is_rejected_whole(tmp_path):

@@ -476,6 +476,29 @@ def _repeating_columns(path: Path, names: list[str]) -> list[str]:
     return [name for name, column in zip(first.schema.names, first.columns) if _repeats(column)]
 
 
+def _parquet_first_row(path: Path, names: list[str]) -> tuple[str, tuple[str, str] | None]:
+    """(first time, first round) of a Parquet file: the time as Python writes it (as
+    ``engine._in_time_order`` reads it), the table and round as the batches give them (Arrow's
+    cast to text, see ``Source._parquet``), or None where either is missing or no text."""
+    wanted = [n for n in ("started_at", "table_id", "round_id") if names.count(n) == 1]
+    try:
+        batch = next(pq.ParquetFile(path).iter_batches(batch_size=1, columns=wanted))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, StopIteration):
+        return "", None
+    row = {}
+    for name, column in zip(batch.schema.names, batch.columns):
+        if name == "started_at":
+            row[name] = None if column[0].as_py() is None else str(column[0].as_py())
+            continue
+        try:
+            row[name] = column.cast(pa.large_string())[0].as_py()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            binary = pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type)
+            row[name] = _utf8_text(column)[0][0].as_py() if binary else None
+    first_round = (row["table_id"], row["round_id"]) if None not in (row.get("table_id"), row.get("round_id")) else None
+    return row.get("started_at") or "", first_round
+
+
 def _utf8_text(column: pa.Array) -> tuple[pa.LargeStringArray, np.ndarray, list[str]]:
     """A Parquet binary column that does not cast to text: its values as text, those that are
     no UTF-8 blank; which those are; and each of them shown as escaped bytes. (Value by value
@@ -788,14 +811,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
         names = list(schema.names)
         if has_rows:
-            wanted = [n for n in ("started_at", "table_id", "round_id") if names.count(n) == 1]
-            try:
-                row = next(pq.ParquetFile(path).iter_batches(batch_size=1, columns=wanted)).to_pylist()[0]
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, StopIteration, IndexError):
-                row = {}
-            first_time = "" if row.get("started_at") is None else str(row["started_at"])
-            if row.get("table_id") is not None and row.get("round_id") is not None:
-                first_round = str(row["table_id"]), str(row["round_id"])
+            first_time, first_round = _parquet_first_row(path, names)
     else:
         head = _head(path) if name.endswith(".csv") and not encoding else b""
         lines = _first_lines_in(head)
