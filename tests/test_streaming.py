@@ -344,6 +344,13 @@ def test_files_are_audited_in_time_order_of_their_first_rounds():
         ["c.csv", "g.parquet", "e.csv", "a.csv", "b.csv", "d.csv", "f.csv"]
 
 
+def _inside_rounds(frame: pd.DataFrame, starts) -> list[int]:
+    """For each row number in ``starts``, the first row at or after it that goes on with the
+    round above it: a cut there falls inside a round."""
+    same = (frame["round_id"] == frame["round_id"].shift()).to_numpy()
+    return [int(np.flatnonzero(same[at:])[0]) + at for at in starts]
+
+
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_a_log_cut_in_files_inside_its_rounds_audits_as_the_log(tmp_path, game):
     """An export split by size as it was written: each cut falls between two rows of one
@@ -353,8 +360,7 @@ def test_a_log_cut_in_files_inside_its_rounds_audits_as_the_log(tmp_path, game):
     again is a copy: its rows are rejected as repeats, and the round stays audited whole."""
     log, _ = run(game, rounds=1200, seed=13, faults=0.06, out=tmp_path / "log.csv")
     frame = pd.read_csv(log, dtype=str, keep_default_na=False)
-    same = (frame["round_id"] == frame["round_id"].shift()).to_numpy()
-    cuts = [int(np.flatnonzero(same[at:])[0]) + at for at in (len(frame) // 4, len(frame) // 2, 3 * len(frame) // 4)]
+    cuts = _inside_rounds(frame, (len(frame) // 4, len(frame) // 2, 3 * len(frame) // 4))
     parts = tmp_path / "parts"
     parts.mkdir()
     for k, (lo, hi) in enumerate(zip([0, *cuts], [*cuts, len(frame)])):
@@ -396,9 +402,7 @@ def test_a_cut_round_is_joined_whatever_the_time_order_of_the_files(tmp_path, ga
     log, _ = run(game, rounds=1200, seed=17, faults=0.06, out=tmp_path / "log.csv")
     frame = pd.read_csv(log, dtype=str, keep_default_na=False)
     frame = frame.sort_values("table_id", kind="stable", ignore_index=True)
-    same = (frame["round_id"] == frame["round_id"].shift()).to_numpy()
-    cuts = [int(np.flatnonzero(same[at:])[0]) + at for at in range(len(frame) // 9, len(frame), len(frame) // 9)]
-    cuts = sorted(set(cuts))
+    cuts = sorted(set(_inside_rounds(frame, range(len(frame) // 9, len(frame), len(frame) // 9))))
     frame.loc[cuts[3], "started_at"] = "not a time"  # (a round field: its round rejected whole)
     frame.to_csv(tmp_path / "by-table.csv", index=False)
     whole = audit([tmp_path / "by-table.csv"], profiles=PROFILES, chunk_rows=10**9)
@@ -469,8 +473,7 @@ def test_a_cut_round_with_a_seat_given_twice_in_one_file_is_rejected_whole(tmp_p
     of a row or two work too."""
     log, _ = run("triple-shot", rounds=200, seed=3, faults=0.0, out=tmp_path / "log.csv")
     frame = pd.read_csv(log, dtype=str, keep_default_na=False)
-    same = (frame["round_id"] == frame["round_id"].shift()).to_numpy()
-    cut = int(same[len(frame) // 2:].argmax()) + len(frame) // 2
+    (cut,) = _inside_rounds(frame, [len(frame) // 2])
     whole = audit([log], profiles=PROFILES)
     frame.iloc[:cut].to_csv(tmp_path / "a.csv", index=False)
     pd.concat([frame.iloc[cut:cut + 1], frame.iloc[cut:]]).to_csv(tmp_path / "b.csv", index=False)

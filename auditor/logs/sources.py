@@ -73,7 +73,7 @@ class Source:
     digest: Future  # of the file's SHA-256, computed beside the audit (see ``files.digest_job``)
     first_time: str = ""
     # (table, round) of a CSV or Parquet file's first row, as its text gives them: a file
-    # that begins with the round another ends with is read right after it (``engine._chunks``).
+    # that begins with the round another ends with is read right after it (``engine._ReadingOrder``).
     first_round: tuple[str, str] | None = None
     extra_columns: list[str] = field(default_factory=list)
     records_read: int = 0
@@ -488,7 +488,8 @@ def _parquet_first_row(path: Path, names: list[str]) -> tuple[str, tuple[str, st
     row = {}
     for name, column in zip(batch.schema.names, batch.columns):
         if name == "started_at":
-            row[name] = None if column[0].as_py() is None else str(column[0].as_py())
+            value = column[0].as_py()
+            row[name] = None if value is None else str(value)
             continue
         try:
             row[name] = column.cast(pa.large_string())[0].as_py()
