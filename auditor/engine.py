@@ -7,9 +7,8 @@ on every round → collect findings, rule outcomes and the accounting of every r
 
 from __future__ import annotations
 
-import queue
 import threading
-import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -288,78 +287,111 @@ def _give(pending: list[pa.Table], rows: int):
     return held
 
 
+# The states of a chunk read ahead (see _read_ahead).
+_RAW, _TAKEN, _READY, _FAILED = "raw", "taken", "ready", "failed"
+_AHEAD = 2  # chunks read ahead of the one audited
+_END = object()
+
+
 def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
-    """The chunks, read one ahead by a thread and prepared (see ``_GameRun.prepare``): the
-    compiled parsers, Arrow and numpy work on the next chunk mostly without holding the GIL
-    while this one is audited, which puts the machine's second core to work. Besides the
-    chunk being audited, one waits and the reader builds the next.
+    """The chunks, read ahead by a thread and prepared (see ``_GameRun.prepare``), in order:
+    the compiled parsers, Arrow and numpy work on the next chunks mostly without holding the
+    GIL while this one is audited, which puts the machine's second core to work.
 
-    Preparing a chunk goes to the thread that has waited more for the other so far: the
-    reader prepares the chunk it has read, unless the auditing thread waits for it now or
-    has waited longer; that one then prepares it itself, and the reader goes on reading. So
-    neither sits idle while the first chunks come, and the work stays balanced whether
-    reading or auditing is the greater part of it (Let It Ride, Pot Luck). The wait for the
-    first chunk is not counted: nothing can be audited before it comes, so it says nothing
-    of the balance (counted, it made the auditing thread type the next five chunks of a
-    1M-round log itself while the reader sat waiting). An error in the
-    reader is raised here, in the auditing thread. (The progress callback is called by the
-    reader, as it opens each file.)"""
-    ready: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-    waiting = threading.Event()  # the auditing thread waits for a chunk
-    waited = {"reader": 0.0, "auditor": 0.0}  # seconds each thread has waited for the other
-    end = object()
+    The two threads share the work as it comes. The reader reads the next chunk while fewer
+    than ``_AHEAD`` wait, else it prepares the oldest that waits unprepared. The auditing
+    thread audits the next chunk once it is prepared; until then it prepares that one itself
+    if no one has taken it, else the next unprepared one, else it waits. So neither thread
+    sits idle while there is work it can do, whatever a game's share of reading, typing and
+    auditing. Besides the chunk being audited, at most ``_AHEAD`` are read (the last of
+    them maybe still in the reading), so memory stays bounded. An error of the reader is
+    raised here, in the auditing thread, after the chunks read before it. (The progress
+    callback is called by the reader, as it opens each file.)"""
+    slots: deque[list] = deque()  # per chunk read, in order: [state, the chunk or its preparation or error]
+    turn = threading.Condition()
+    stopped = ended = False  # (under ``turn``, as are the slots and ``failure``)
+    failure: BaseException | None = None
 
-    def put(item) -> bool:
-        start = time.perf_counter()
-        try:
-            while not stop.is_set():
-                try:
-                    ready.put(item, timeout=0.1)
-                    return True
-                except queue.Full:
-                    continue
-            return False
-        finally:
-            waited["reader"] += time.perf_counter() - start
+    def unprepared(first_only: bool = False) -> list | None:
+        for slot in [slots[0]] if first_only and slots else slots:
+            if slot[0] == _RAW:
+                slot[0] = _TAKEN
+                return slot
+        return None
+
+    def prepare_in(slot: list) -> None:
+        try:  # (the raw chunk is referenced by the call only: it is freed once typed)
+            state, value = _READY, prepare(slot.pop())
+        except BaseException as exc:  # raised by the auditing thread when it comes to this chunk
+            state, value = _FAILED, exc
+        with turn:
+            slot[0] = state
+            slot.append(value)
+            turn.notify_all()
 
     def read() -> None:
+        nonlocal ended, failure
+        exhausted = False
         try:
-            for chunk in chunks:
-                auditor_free = waiting.is_set() or waited["auditor"] > waited["reader"]
-                item = (chunk, False) if auditor_free else (prepare(chunk), True)
-                del chunk  # the raw chunk is freed once typed, not held while the next is read
-                if not put((item, None)):
-                    return
-                del item
-            put((end, None))
+            while True:
+                with turn:
+                    while not stopped:
+                        if not exhausted and len(slots) < _AHEAD:
+                            slot = None  # room: read the next chunk
+                            break
+                        if (slot := unprepared()) is not None or exhausted:
+                            break
+                        turn.wait()
+                    if stopped or (exhausted and slot is None):
+                        return
+                if slot is not None:
+                    prepare_in(slot)
+                    del slot
+                    continue
+                chunk = next(chunks, _END)
+                if chunk is _END:
+                    exhausted = True
+                    continue
+                with turn:
+                    slots.append([_RAW, chunk])
+                    del chunk
+                    turn.notify_all()
         except BaseException as exc:  # handed to the auditing thread, which raises it
-            put((end, exc))
+            with turn:
+                failure = exc
+        finally:
+            with turn:
+                ended = True
+                turn.notify_all()
 
     reader = threading.Thread(target=read, name="auditor-reader", daemon=True)
     reader.start()
-    first = True
     try:
         while True:
-            try:
-                got = [ready.get_nowait()]
-            except queue.Empty:
-                waiting.set()
-                start = time.perf_counter()
-                got = [ready.get()]
-                if not first:
-                    waited["auditor"] += time.perf_counter() - start
-                waiting.clear()
-            first = False
-            if got[0][0] is end:
-                if got[0][1] is not None:
-                    raise got[0][1]
-                return
-            item = [got.pop()[0]]
-            # (held by no local here: a chunk is freed as soon as the audit lets it go)
-            yield item.pop()[0] if item[0][1] else prepare(item.pop()[0])
+            with turn:
+                while True:
+                    if slots and slots[0][0] in (_READY, _FAILED):
+                        slot = slots.popleft()
+                        turn.notify_all()  # room for the reader
+                        break
+                    if (slot := unprepared(first_only=True) or unprepared()) is not None:
+                        break
+                    if ended and not slots:
+                        if failure is not None:
+                            raise failure
+                        return
+                    turn.wait()
+            if slot[0] == _TAKEN:
+                prepare_in(slot)
+            elif slot[0] == _FAILED:
+                raise slot.pop()
+            else:  # (held by no local here: a chunk is freed as soon as the audit lets it go)
+                yield slot.pop()
+            del slot
     finally:  # also when the audit stops early: the reader is told to stop, not left blocked
-        stop.set()
+        with turn:
+            stopped = True
+            turn.notify_all()
         reader.join()
 
 

@@ -248,49 +248,61 @@ def test_reader_thread_hands_on_errors_and_stops_when_told():
 
 
 def test_a_chunk_is_prepared_by_whichever_thread_is_free():
-    """The reader prepares what it reads, unless the auditing thread waits for it (or has
-    waited longer so far): that one then prepares it. Either way the chunks come in order."""
-    names = []
+    """A chunk read waits unprepared for no one while a thread is free: the auditing thread
+    prepares it when it waits for it, the reader when it has read as far ahead as it may, and
+    two chunks are prepared at once by the two threads. Either way the chunks come in order."""
+    names = {}
 
     def prepare(chunk):
-        names.append(threading.current_thread().name)
+        names[chunk] = threading.current_thread().name
         return chunk * 2
 
     def slow_reading():
         for chunk in range(3):
             time.sleep(0.2)
             yield chunk
+        time.sleep(0.2)  # (a reader that has read everything prepares what is left unprepared)
 
     assert list(_read_ahead(slow_reading(), prepare)) == [0, 2, 4]
-    assert names == [threading.current_thread().name] * 3
+    assert list(names.values()) == [threading.current_thread().name] * 3
 
     names.clear()
     chunks = _read_ahead(iter(range(3)), prepare)
     got = []
     for _ in range(3):
-        time.sleep(0.2)  # a long audit: the reader has read and prepared the next chunk
+        time.sleep(0.2)  # a long audit: the reader has read and prepared the next chunks
         got.append(next(chunks))
-    assert got == [0, 2, 4] and names == ["auditor-reader"] * 3
+    assert got == [0, 2, 4] and list(names.values()) == ["auditor-reader"] * 3
     chunks.close()
 
-    # A slow first chunk (the files opened, the compiled code loaded) leaves the auditing
-    # thread waiting; that wait says nothing of the balance, so the reader still prepares
-    # the chunks after it while the auditing thread is busy.
-    def slow_start():
-        time.sleep(0.3)
-        yield 0
-        for chunk in (1, 2):
-            time.sleep(0.05)
+    # Nor does the history of the waits decide: once the chunks come faster than they are
+    # audited, the reader, as far ahead as it may read, prepares them, however long the
+    # auditing thread waited for the first ones.
+    def slow_then_fast():
+        for chunk in (0, 1):
+            time.sleep(0.3)
             yield chunk
+        yield from range(2, 6)
 
     names.clear()
-    chunks = _read_ahead(slow_start(), prepare)
-    got = []
-    for _ in range(3):
-        got.append(next(chunks))
-        time.sleep(0.2)
-    assert got == [0, 2, 4] and names == [threading.current_thread().name] + ["auditor-reader"] * 2
-    chunks.close()
+    for _ in _read_ahead(slow_then_fast(), prepare):
+        time.sleep(0.1)  # a long audit
+    assert [names[c] for c in range(2, 6)] == ["auditor-reader"] * 4
+
+    # The chunk first read is prepared by one thread only once the other has begun to
+    # prepare the next: they are prepared side by side, whichever thread takes which.
+    names.clear()
+    both = threading.Event()
+
+    def side_by_side(chunk):
+        names[chunk] = threading.current_thread().name
+        if chunk == 1:
+            both.set()
+        assert chunk != 0 or both.wait(10), "the next chunk waited for the first to be prepared"
+        return chunk * 2
+
+    assert list(_read_ahead(iter(range(4)), side_by_side)) == [0, 2, 4, 6]
+    assert names[0] != names[1]
 
 
 def test_a_round_id_hashes_alike_in_every_chunk():
