@@ -21,7 +21,6 @@ from typing import Annotated, Optional, NoReturn
 
 import typer
 
-from .allocator import keep_freed_memory
 from .cli_text import Command, Group, env_lang
 from .i18n import LANGS, t
 from .profiles import ProfileError
@@ -45,7 +44,6 @@ def main() -> NoReturn:
     """The ``auditor`` command. When it is done and its output is flushed, the process ends
     at once: the interpreter's orderly teardown would spend about 0.2 s unloading numba's
     compiled code, after every report is written and every file closed."""
-    keep_freed_memory()
     try:
         app()
         code = 0

@@ -39,6 +39,25 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     assert 2 * faults["1"] < faults["0"], faults
 
 
+@pytest.mark.skipif(not _glibc(), reason="glibc only")
+def test_every_thread_allocates_from_one_heap():
+    """With the setting, a second thread's arrays come from the same heap (arena) as the
+    first's; by default glibc gives it a heap of its own (``malloc_stats`` lists them)."""
+    code = """
+import ctypes, sys, threading
+from auditor.allocator import keep_freed_memory
+if sys.argv[1] == "1":
+    assert keep_freed_memory()
+thread = threading.Thread(target=lambda: bytearray(1 << 20))
+thread.start()
+thread.join()
+ctypes.CDLL("libc.so.6").malloc_stats()
+"""
+    arenas = {flag: subprocess.run([sys.executable, "-c", code, flag], capture_output=True, text=True,
+                                   check=True).stderr.count("Arena ") for flag in ("0", "1")}
+    assert arenas["1"] == 1 and arenas["0"] > 1, arenas
+
+
 def test_arrow_allocates_from_the_c_heap_unless_told_otherwise():
     code = ("import os, sys; os.environ.pop('ARROW_DEFAULT_MEMORY_POOL', None); os.environ.update(dict([sys.argv[1:]]) if sys.argv[1:] else {}); "
             "from auditor.allocator import arrow_from_the_heap; arrow_from_the_heap(); "
