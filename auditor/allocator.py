@@ -12,9 +12,11 @@ peak of memory is the same working set; what is freed is kept until the process 
 All threads allocate from one heap (one arena). By default glibc gives a thread that
 allocates while another does a heap of its own; with freed memory kept, the reader's heap and
 the auditing thread's each grew to hold the typing of a chunk, since both threads type
-chunks (``engine._read_ahead``): a 1M-round audit peaked 50-100 MB higher (Pot Luck, five
-runs each: 913-962 against 822-844 MB, in the same time). The setting must come before a
-second thread allocates: start-up makes it first (``auditor.__main__``).
+chunks (``engine._read_ahead``): a Pot Luck audit peaked higher (1M rounds, five runs each:
+913-962 against 822-844 MB; 10M rounds, two each: 1,392-1,399 against 1,364-1,365 MB), in
+the same time. (With one thread typing, one heap had fragmented more than two over a 10M-round
+log.) The setting must come before a second thread allocates: start-up makes it first
+(``auditor.__main__``).
 
 Arrow's buffers come from the C library's heap too (``arrow_from_the_heap``): its own
 allocator, mimalloc, keeps what it frees apart from what numpy frees. A 1M-round audit's peak
