@@ -305,12 +305,17 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
     sits idle while there is work it can do, whatever a game's share of reading, typing and
     auditing. Besides the chunk being audited, at most ``_AHEAD`` are read (the last of
     them maybe still in the reading), so memory stays bounded. An error of the reader is
-    raised here, in the auditing thread, after the chunks read before it. (The progress
-    callback is called by the reader, as it opens each file.)"""
+    raised here, in the auditing thread, after the chunks read before it; once a chunk's
+    preparation has failed, the reader takes no more work. (The progress callback is called
+    by the reader, as it opens each file.)
+
+    No frame that an error's traceback holds keeps a chunk or the error itself (the error
+    kept in ``failure``, a list, is taken out to be raised): the chunks are freed with the
+    frames, not at the next collection of reference cycles."""
     slots: deque[list] = deque()  # per chunk read, in order: [state, the chunk or its preparation or error]
     turn = threading.Condition()
-    stopped = ended = False  # (under ``turn``, as are the slots and ``failure``)
-    failure: BaseException | None = None
+    stopped = ended = broken = False  # (under ``turn``, as are the slots and ``failure``)
+    failure: list[BaseException] = []  # the reader's error
 
     def unprepared(first_only: bool = False) -> list | None:
         for slot in [slots[0]] if first_only and slots else slots:
@@ -319,30 +324,38 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
                 return slot
         return None
 
-    def prepare_in(slot: list) -> None:
+    def prepare_in(slot: list, here: bool = False) -> None:
+        """The slot's chunk prepared, or its error kept, to be raised by the auditing thread
+        when it comes to this chunk. ``here``: in the auditing thread, where what is not an
+        error of the chunk (Ctrl-C) is raised at once."""
+        nonlocal broken
         try:  # (the raw chunk is referenced by the call only: it is freed once typed)
             state, value = _READY, prepare(slot.pop())
-        except BaseException as exc:  # raised by the auditing thread when it comes to this chunk
+        except BaseException as exc:
+            if here and not isinstance(exc, Exception):
+                raise
             state, value = _FAILED, exc
         with turn:
             slot[0] = state
             slot.append(value)
+            broken |= state == _FAILED
             turn.notify_all()
+        del slot, value
 
     def read() -> None:
-        nonlocal ended, failure
+        nonlocal ended
         exhausted = False
         try:
             while True:
                 with turn:
-                    while not stopped:
+                    while not (stopped or broken):
                         if not exhausted and len(slots) < _AHEAD:
                             slot = None  # room: read the next chunk
                             break
                         if (slot := unprepared()) is not None or exhausted:
                             break
                         turn.wait()
-                    if stopped or (exhausted and slot is None):
+                    if stopped or broken or (exhausted and slot is None):
                         return
                 if slot is not None:
                     prepare_in(slot)
@@ -358,7 +371,7 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
                     turn.notify_all()
         except BaseException as exc:  # handed to the auditing thread, which raises it
             with turn:
-                failure = exc
+                failure.append(exc)
         finally:
             with turn:
                 ended = True
@@ -377,12 +390,12 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
                     if (slot := unprepared(first_only=True) or unprepared()) is not None:
                         break
                     if ended and not slots:
-                        if failure is not None:
-                            raise failure
+                        if failure:
+                            raise failure.pop()
                         return
                     turn.wait()
             if slot[0] == _TAKEN:
-                prepare_in(slot)
+                prepare_in(slot, here=True)
             elif slot[0] == _FAILED:
                 raise slot.pop()
             else:  # (held by no local here: a chunk is freed as soon as the audit lets it go)
@@ -393,6 +406,7 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
             stopped = True
             turn.notify_all()
         reader.join()
+        slots.clear()
 
 
 def _goes_on(batch: pa.Table, after: pa.Table) -> bool:

@@ -3,10 +3,13 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from auditor.allocator import keep_freed_memory
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _glibc() -> bool:
@@ -53,9 +56,31 @@ thread.start()
 thread.join()
 ctypes.CDLL("libc.so.6").malloc_stats()
 """
-    arenas = {flag: subprocess.run([sys.executable, "-c", code, flag], capture_output=True, text=True,
-                                   check=True).stderr.count("Arena ") for flag in ("0", "1")}
+    arenas = {flag: subprocess.run([sys.executable, "-c", code, flag], capture_output=True, text=True, check=True,
+                                   env=_glibc_defaults()).stderr.count("Arena ") for flag in ("0", "1")}
     assert arenas["1"] == 1 and arenas["0"] > 1, arenas
+
+
+@pytest.mark.skipif(not _glibc(), reason="glibc only")
+def test_the_command_audits_from_one_heap(tmp_path):
+    """The ``auditor`` command sets the allocator before its first thread starts (the hashing
+    of the files named, at start-up): after an audit, whose reader, hashing and numba threads
+    all allocate, there is one heap. (Set after the hashing thread's start, it leaves two.)"""
+    log = next(p for p in sorted((ROOT / "sample_logs").rglob("*.csv")) if not p.name.endswith(".truth.csv"))
+    code = ("import ctypes, os, sys; exit = os._exit; "
+            "os._exit = lambda code: (sys.stderr.flush(), ctypes.CDLL('libc.so.6').malloc_stats(), exit(code)); "
+            f"sys.argv = ['auditor', 'audit', {str(log)!r}, '--format', 'json', "
+            f"'--out', {str(tmp_path)!r}]; "
+            "from auditor.__main__ import main; main()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env=_glibc_defaults())
+    assert (tmp_path / "audit-report.json").exists(), done.stderr
+    assert done.stderr.count("Arena ") == 1, done.stderr
+
+
+def _glibc_defaults() -> dict:
+    """The environment without settings of glibc's allocator (they would decide for it)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "GLIBC_TUNABLES"))}
 
 
 def test_arrow_allocates_from_the_c_heap_unless_told_otherwise():

@@ -230,7 +230,7 @@ def test_the_rest_of_a_rejected_round_apart_in_its_file_is_not_audited(tmp_path)
 
 def test_reader_thread_hands_on_errors_and_stops_when_told():
     """The read-ahead thread: a reader's error is raised in the auditing thread, and an audit
-    that stops early stops the reader (no thread left behind, blocked on a full queue)."""
+    that stops early stops the reader (no thread left behind, waiting for room)."""
 
     def broken():
         yield "first chunk"
@@ -266,26 +266,38 @@ def test_a_chunk_is_prepared_by_whichever_thread_is_free():
     assert list(_read_ahead(slow_reading(), prepare)) == [0, 2, 4]
     assert list(names.values()) == [threading.current_thread().name] * 3
 
+    # (The chunks after the first come once the auditing thread has the first and audits
+    # it: until then it is free, and may take one of them.)
+    def gated(first, rest, go):
+        yield from first
+        assert go.wait(10)
+        yield from rest
+
     names.clear()
-    chunks = _read_ahead(iter(range(3)), prepare)
-    got = []
-    for _ in range(3):
+    go = threading.Event()
+    chunks = _read_ahead(gated([0], [1, 2], go), prepare)
+    got = [next(chunks)]
+    go.set()
+    for _ in range(2):
         time.sleep(0.2)  # a long audit: the reader has read and prepared the next chunks
         got.append(next(chunks))
-    assert got == [0, 2, 4] and list(names.values()) == ["auditor-reader"] * 3
+    assert got == [0, 2, 4] and [names[1], names[2]] == ["auditor-reader"] * 2
     chunks.close()
 
     # Nor does the history of the waits decide: once the chunks come faster than they are
     # audited, the reader, as far ahead as it may read, prepares them, however long the
     # auditing thread waited for the first ones.
-    def slow_then_fast():
+    def slow():
         for chunk in (0, 1):
             time.sleep(0.3)
             yield chunk
-        yield from range(2, 6)
 
     names.clear()
-    for _ in _read_ahead(slow_then_fast(), prepare):
+    go = threading.Event()
+    chunks = _read_ahead(gated(slow(), range(2, 6), go), prepare)
+    for got in chunks:
+        if got == 2:  # the second chunk: the others come while it is audited
+            go.set()
         time.sleep(0.1)  # a long audit
     assert [names[c] for c in range(2, 6)] == ["auditor-reader"] * 4
 
