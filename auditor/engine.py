@@ -309,9 +309,9 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
     preparation has failed, the reader takes no more work. (The progress callback is called
     by the reader, as it opens each file.)
 
-    No frame that an error's traceback holds keeps a chunk or the error itself (the error
-    kept in ``failure``, a list, is taken out to be raised): the chunks are freed with the
-    frames, not at the next collection of reference cycles."""
+    The frames of this function that an error's traceback holds keep no chunk, nor the error
+    itself (the reader's, kept in ``failure``, a list, is taken out to be raised): the chunks
+    read ahead are freed as the error is raised, not at the next collection of cycles."""
     slots: deque[list] = deque()  # per chunk read, in order: [state, the chunk or its preparation or error]
     turn = threading.Condition()
     stopped = ended = broken = False  # (under ``turn``, as are the slots and ``failure``)
