@@ -5,7 +5,8 @@ benchmarks/data/ (outside git). Each measurement runs in a fresh process, so sta
 imports count, as they do for a user; peak RSS is the child's maximum resident set size.
 A log of up to a million rounds is also measured as a folder of daily exports (one file per
 table and day, made from it once), against a pandas read of each file, and as one Parquet
-file (made from it once), against a pandas read of that file. Results are printed
+file (made from it once), against a pandas read of that file; and the time its HTML report
+adds to its audit is measured (``_html_run``). Results are printed
 and written to benchmarks/results.json; docs/performance.md quotes them.
 """
 
@@ -32,6 +33,9 @@ FOLDERS = os.environ.get("BENCH_FOLDERS", "1") != "0"
 # Also the log of up to a million rounds as one Parquet file (every column text, as exports
 # store them), against a pandas read of that file. BENCH_PARQUET=0 leaves it out.
 PARQUET = os.environ.get("BENCH_PARQUET", "1") != "0"
+# Also what the HTML report adds to the audit of that log (issue 8: under 2 s for 10,000
+# findings). BENCH_HTML=0 leaves it out.
+HTML = os.environ.get("BENCH_HTML", "1") != "0"
 # Runs of each measurement of a log of up to a million rounds (BENCH_REPEATS); a run of this
 # VM moves by 10-15 % with its spell, so one pair says little.
 REPEATS = max(1, int(os.environ.get("BENCH_REPEATS", "3")))
@@ -190,6 +194,28 @@ def _folder_run(game: str, n: int, log: Path, repeats: int) -> dict:
             **_measured(game, n, files[0].parent, read, sum(f.stat().st_size for f in files), repeats)}
 
 
+def _html_run(game: str, n: int, log: Path, repeats: int) -> dict:
+    """What the HTML report adds to an audit of the log: the time to write it from the audit's
+    result and the report data that every format shares (the JSON writes from the same), in a
+    fresh process, ``repeats`` times; the best, every run, and the findings it shows."""
+    code = f"""
+import json, sys, tempfile, time
+from pathlib import Path
+from auditor import engine, reporting
+from auditor.profiles import load_profiles
+result = engine.audit([Path({str(log)!r})], profiles=load_profiles([Path({str(_profiles(game, n))!r})]))
+report = reporting.build_report(result)
+with tempfile.TemporaryDirectory() as out:
+    start = time.perf_counter()
+    reporting.write_html(result, Path(out) / "audit-report.html", report=report)
+    print(json.dumps([len(report["findings"]), time.perf_counter() - start]))
+"""
+    runs = [json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                      cwd=ROOT).stdout) for _ in range(repeats)]
+    return {"game": game, "rounds": n, "form": "html", "findings": runs[0][0],
+            "html_s": round(min(r[1] for r in runs), 2), "html_runs_s": [round(r[1], 2) for r in runs]}
+
+
 def main() -> None:
     from auditor.simulate import SIMULATORS
 
@@ -223,6 +249,9 @@ def main() -> None:
                 print(json.dumps(results["runs"][-1]), flush=True)
             if n <= PART and PARQUET:
                 results["runs"].append(_parquet_run(game, n, log, repeats))
+                print(json.dumps(results["runs"][-1]), flush=True)
+            if n <= PART and HTML:
+                results["runs"].append(_html_run(game, n, log, repeats))
                 print(json.dumps(results["runs"][-1]), flush=True)
     # Runs of other games and sizes measured earlier are kept (a run replaces its own).
     path = ROOT / "benchmarks" / "results.json"
