@@ -11,12 +11,13 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from auditor.engine import audit
-from auditor.logs.ingest import _blank, _choice_codes, _parse_ints, _runs
+from auditor.logs.ingest import _blank, _choice_codes, _parse_ints, _runs, _text_at
 from auditor.logs.files import _hashing, scan
 from auditor.logs.sources import open_source
 from pot_luck_rows import HEADER, hand, write_log
@@ -457,3 +458,16 @@ def test_a_parquet_bytes_column_with_a_value_that_is_no_text_in_a_later_batch_re
     (reject,) = result.rejected.to_dict("records")
     assert (reject["line"], reject["field"], reject["reason"], reject["detail"]) == \
         (1201, "dealer_id", "reject.bad_text", "CR-\\xff\\xfe")
+
+
+def test_the_text_of_a_few_rows_is_taken_from_each_array_of_a_column():
+    """A rejected value's text (``_text_at``), from a column of several arrays, plain or
+    run-encoded (a dictionary per array), at rows in any order: as a take over the whole."""
+    plain = pa.chunked_array([pa.array(["a", None, "c"], pa.large_string()), pa.array([], pa.large_string()),
+                              pa.array(["d", "e"], pa.large_string())])
+    coded = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array([0, 0, 1], pa.int32()), pa.array(["x", "y"])),
+                              pa.DictionaryArray.from_arrays(pa.array([1, 0], pa.int32()), pa.array(["z", "w"]))])
+    rows = np.array([4, 0, 2, 1, 3, 4])
+    for column in (plain, coded):
+        assert _text_at(column, rows) == column.take(pa.array(rows)).cast(pa.large_string()).to_pylist()
+    assert _text_at(plain, np.zeros(0, np.int64)) == []

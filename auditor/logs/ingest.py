@@ -235,9 +235,25 @@ def _typing_rejects(df: pd.DataFrame, raw: pa.Table, problems) -> pd.DataFrame:
     shown = (rejects["reason"] != "reject.missing").to_numpy()
     for name in pd.unique(rejects["field"][shown]):
         at = np.flatnonzero(shown & (rejects["field"] == name).to_numpy())
-        text = raw.column(name).take(pa.array(rejects["_row"].to_numpy()[at])).cast(pa.large_string())
-        rejects.loc[at, "detail"] = [v.removeprefix(JSON_MARK)[:80] if v is not None else "" for v in text.to_pylist()]
+        text = _text_at(raw.column(name), rejects["_row"].to_numpy()[at])
+        rejects.loc[at, "detail"] = [v.removeprefix(JSON_MARK)[:80] if v is not None else "" for v in text]
     return rejects
+
+
+def _text_at(column: pa.ChunkedArray, rows: np.ndarray) -> list[str | None]:
+    """The text of ``column`` at ``rows``, taken from each of its arrays apart: a take over
+    the whole column first joins its arrays, and a round field's dictionaries with them
+    (6 ms for 160 rows of a 360,000-row chunk, against 0.3 ms)."""
+    ends = np.cumsum([len(chunk) for chunk in column.chunks], dtype=np.int64)
+    of_row = np.searchsorted(ends, rows, side="right")
+    text: list[str | None] = [None] * len(rows)
+    for k in np.unique(of_row).tolist():
+        at = np.flatnonzero(of_row == k)
+        chunk = column.chunk(k)
+        values = chunk.take(pa.array(rows[at] - (ends[k] - len(chunk)))).cast(pa.large_string()).to_pylist()
+        for i, value in zip(at.tolist(), values):
+            text[i] = value
+    return text
 
 
 def _broadcast(value, index: np.ndarray):
