@@ -558,6 +558,8 @@ class _GameRun:
         parts = _given_by_an_earlier_file(table.df, first[of_round])
         if parts is not None:
             first, of_round = _first_rows(table.df)
+        # Each row's round, numbered as the chunk gives them (see checks.base.seat_keys).
+        table.df["_round"] = pd.Series(of_round, index=table.df.index, copy=False)
         problems = (self.plugin.validate(table) + _round_consistency(table, self.game, first[of_round])
                     + _out_of_range(table, self.game))
         return ([(mask & parsed, f, r) for mask, f, r in problems], parsed,

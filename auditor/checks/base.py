@@ -227,8 +227,12 @@ KEY_BASE = 10_003
 
 
 def seat_keys(df: pd.DataFrame) -> np.ndarray:
-    """An integer per row naming its round and seat (from the engine's ``_rkey``)."""
-    return df["_rkey"].to_numpy() * KEY_BASE + (df["seat"].to_numpy().astype(np.int64) + 1)
+    """An integer per row naming its round and seat, from the engine's ``_round``: the
+    chunk's rounds numbered in the order it gives them, so that the keys of a log's rows,
+    round after round and seat after seat, come in order, and a stable sort of them is one
+    pass (0.26 ms for 360,000 rows; 6.4 ms by ``_rkey``, which sorts like the text, the
+    tables of a hall interleaved)."""
+    return df["_round"].to_numpy().astype(np.int64) * KEY_BASE + (df["seat"].to_numpy().astype(np.int64) + 1)
 
 
 def repeated(keys: np.ndarray) -> np.ndarray:
