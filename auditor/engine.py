@@ -317,8 +317,9 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
     stopped = ended = broken = False  # (under ``turn``, as are the slots and ``failure``)
     failure: list[BaseException] = []  # the reader's error
 
-    def unprepared(first_only: bool = False) -> list | None:
-        for slot in [slots[0]] if first_only and slots else slots:
+    def unprepared() -> list | None:
+        """The oldest slot whose chunk no one prepares yet, taken (the next one to audit first)."""
+        for slot in slots:
             if slot[0] == _RAW:
                 slot[0] = _TAKEN
                 return slot
@@ -387,7 +388,7 @@ def _read_ahead(chunks: Iterator, prepare: Callable) -> Iterator:
                         slot = slots.popleft()
                         turn.notify_all()  # room for the reader
                         break
-                    if (slot := unprepared(first_only=True) or unprepared()) is not None:
+                    if (slot := unprepared()) is not None:
                         break
                     if ended and not slots:
                         if failure:
