@@ -16,11 +16,32 @@ cache where that is not writable), so only the first run on a machine pays the c
 
 from __future__ import annotations
 
+import numba
 from llvmlite import ir
 from numba import njit, types
+from numba.core import caching
+from numba.core.runtime import rtsys
 from numba.extending import intrinsic
 
 __all__ = ["kernel", "load8", "store8", "byte_marks", "trailing_zeros", "popcount"]
+
+
+def _load_cached(self, signature, target_context):
+    # What numba's own ``Cache.load_overload`` does but for ``target_context.refresh()``, which
+    # imports and registers every implementation numba could compile (about a hundred modules:
+    # 0.17-0.3 s, holding the interpreter lock, before an audit's first rows; nothing else
+    # runs then). Machine code read from the cache needs none of them: only the runtime that
+    # its arrays call (``rtsys.initialize``, which the refresh does first). A signature not in
+    # the cache is compiled as before, and numba's compiler refreshes the contexts itself.
+    rtsys.initialize(target_context)
+    with self._guard_against_spurious_io_errors():
+        return self._load_overload(signature, target_context)
+
+
+# Only over the numbas whose ``load_overload`` is read to be that refresh then that load (0.60,
+# the lowest that pyproject.toml allows, to 0.68); a later one keeps its own until it is read.
+if (0, 60) <= tuple(int(part) for part in numba.__version__.split(".")[:2]) < (0, 69):
+    caching.Cache.load_overload = _load_cached
 
 
 def kernel(fn):
