@@ -37,7 +37,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pv
-import pyarrow.parquet as pq
 
 from ..arrowtext import buffers
 from .csvsplit import last_line_end, line_count, split_plain
@@ -332,6 +331,7 @@ class Source:
             self.record_rejects.append(_rejects(str(self.path), bad_lines, "", "reject.bad_json", bad_detail))
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
+        import pyarrow.parquet as pq
         try:
             # A column whose values repeat (a table, a dealer, a bet, a seat) is read as Parquet
             # keeps it, a dictionary of the values and an index per row, so that its text is
@@ -466,6 +466,7 @@ def _repeating_columns(path: Path, names: list[str]) -> list[str]:
     values it has met so far, which for a column kept in dictionary pages is the first row
     group's whole dictionary: a column of more than an eighth of ``_PROBE_ROWS`` values in the
     first row group is read as text."""
+    import pyarrow.parquet as pq
     text = [f.name for f in pq.read_schema(path) if f.name in names
             and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
     if not text:
@@ -480,6 +481,7 @@ def _parquet_first_row(path: Path, names: list[str]) -> tuple[str, tuple[str, st
     """(first time, first round) of a Parquet file: the time as Python writes it (as
     ``engine._in_time_order`` reads it), the table and round as the batches give them (Arrow's
     cast to text, see ``Source._parquet``), or None where either is missing or no text."""
+    import pyarrow.parquet as pq
     wanted = [n for n in ("started_at", "table_id", "round_id") if names.count(n) == 1]
     try:
         batch = next(pq.ParquetFile(path).iter_batches(batch_size=1, columns=wanted))
@@ -804,6 +806,8 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     codec, native, sep, preamble = "utf-8", True, ",", 0
     deferred = False  # the encoding checked beside the audit (see ``_HEAD``)
     if name.endswith(".parquet"):
+        import pyarrow.parquet as pq  # 10 ms of every start if imported above: loaded for Parquet only
+
         kind = "parquet"
         try:
             schema = pq.read_schema(path)
