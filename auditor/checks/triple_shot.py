@@ -150,6 +150,11 @@ class Context(GameContext):
         """(settlement, due where its pay rule applies, else 0) of each bet."""
         return [(net, np.where(applies, due, 0)) for net, applies, due in self.settled.values()]
 
+    @cached_property
+    def prizes(self) -> np.ndarray:
+        """What each hand row was paid on its bets due to win (``checks.base.prizes_paid``)."""
+        return prizes_paid(self.due_to_win)
+
     # --- evidence -----------------------------------------------------------------------
     def hand_evidence(self, idx: np.ndarray) -> dict[str, list]:
         r = self.rid[idx]
@@ -327,13 +332,13 @@ def check_bet_limits(ctx: Context) -> CheckResult:
 
 def check_pay_limit(ctx: Context) -> CheckResult:
     """Art. 2 a.5, b: the total paid in a round stays within the posted payment limit."""
-    return pay_limit_result(ctx, ctx.winnings_paid, ctx.capped, prizes_paid(ctx.due_to_win))
+    return pay_limit_result(ctx, ctx.winnings_paid, ctx.capped, ctx.prizes)
 
 
 def check_capped_pay(ctx: Context) -> CheckResult:
     """Art. 2 a.5, b: a round whose winnings due exceed the posted payment limit pays the
     limit (each winning bet something, none more than due: the pay rules)."""
-    return capped_pay_result(ctx, ctx.capped, prizes_paid(ctx.due_to_win), [due for _, due in ctx.due_to_win])
+    return capped_pay_result(ctx, ctx.capped, ctx.prizes, [due for _, due in ctx.due_to_win])
 
 
 def check_paytable(ctx: Context) -> CheckResult:
