@@ -11,10 +11,13 @@ mispredicted branch at every field's end. Bytes are searched sixty-four at a tim
 (``byte_marks``): one vector compare where the machine has one (AVX2, AVX-512, NEON).
 
 Compiled code is cached on disk (``__pycache__`` beside the module, or numba's user-wide
-cache where that is not writable), so only the first run on a machine pays the compilation.
+cache where that is not writable), so only the first run on a machine pays the compilation;
+it is loaded from there without numba's compiler machinery (``_MachineCode``).
 """
 
 from __future__ import annotations
+
+import re
 
 import numba
 from llvmlite import ir
@@ -26,27 +29,39 @@ from numba.extending import intrinsic
 __all__ = ["kernel", "load8", "store8", "byte_marks", "trailing_zeros", "popcount"]
 
 
-def _load_cached(self, signature, target_context):
-    # What numba's own ``Cache.load_overload`` does but for ``target_context.refresh()``, which
-    # imports and registers every implementation numba could compile (about a hundred modules:
-    # 0.17-0.3 s, holding the interpreter lock, before an audit's first rows; nothing else
-    # runs then). Machine code read from the cache needs none of them: only the runtime that
-    # its arrays call (``rtsys.initialize``, which the refresh does first). A signature not in
-    # the cache is compiled as before, and numba's compiler refreshes the contexts itself.
-    rtsys.initialize(target_context)
-    with self._guard_against_spurious_io_errors():
-        return self._load_overload(signature, target_context)
+class _MachineCode(caching.FunctionCache):
+    """The disk cache of a kernel, loaded as numba's own ``FunctionCache`` loads it but for
+    ``target_context.refresh()``, which imports and registers every implementation numba
+    could compile (about a hundred modules: 0.11-0.17 s, holding the interpreter lock, before an
+    audit's first rows; nothing else runs then). Machine code read from the cache needs none of
+    them: numba's runtime, which its arrays call (``rtsys.initialize``, the refresh's first
+    step), and the modules whose helpers it calls, which are imported as its environment is
+    read. A signature not in the cache is compiled as before: numba's compiler refreshes the
+    contexts itself. Only the kernels' caches load this way (see ``kernel``)."""
+
+    def load_overload(self, sig, target_context):
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
 
 
-# Only over the numbas whose ``load_overload`` is read to be that refresh then that load (0.60,
-# the lowest that pyproject.toml allows, to 0.68); a later one keeps its own until it is read.
-if (0, 60) <= tuple(int(part) for part in numba.__version__.split(".")[:2]) < (0, 69):
-    caching.Cache.load_overload = _load_cached
+def _load_as_machine_code() -> bool:
+    """Whether this numba's ``FunctionCache.load_overload`` is read to be that refresh then that
+    load: 0.60 (the lowest that pyproject.toml allows) to 0.68. A later one keeps its own until
+    it is read; so does a numba whose version says nothing (a build without its git data)."""
+    found = re.match(r"(\d+)\.(\d+)", numba.__version__)
+    return found is not None and (0, 60) <= (int(found[1]), int(found[2])) < (0, 69)
+
+
+_MACHINE_CODE = _load_as_machine_code()
 
 
 def kernel(fn):
     """A loop over arrays, compiled: no Python objects inside, the interpreter lock released."""
-    return njit(cache=True, nogil=True)(fn)
+    compiled = njit(cache=True, nogil=True)(fn)
+    if _MACHINE_CODE:  # in place of the cache njit gave it (``Dispatcher.enable_caching``)
+        compiled._cache = _MachineCode(compiled.py_func)
+    return compiled
 
 
 @intrinsic

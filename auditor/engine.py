@@ -106,7 +106,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     result is the same as a single pass over everything (see ``_GameRun``). ``encoding`` and
     ``delimiter`` override what is detected in each file (see ``logs.sources``)."""
     # The first call of compiled code loads numba's runtime (0.02-0.03 s, see
-    # ``compiled._load_cached``): done beside the scan of the files, not ahead of the first rows.
+    # ``compiled._MachineCode``): done beside the scan of the files, not ahead of the first rows.
     threading.Thread(target=last_line_end, args=(np.zeros(1, np.uint8),), daemon=True).start()
     inputs: dict[str, InputSummary] = {}
     sources: dict[str, list[Source]] = {}
