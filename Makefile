@@ -20,7 +20,7 @@ audit: $(STAMP)
 	  status=$$?; test $$status -le 1
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
