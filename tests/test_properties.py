@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.cards import RANKS, SUITS, cards_text, format_cards, parse_cards
-from auditor.checks.base import unique_groups
+from auditor.checks.base import _by_table_and_time, unique_groups
 from auditor.games.blackjack import SCALE, Outcome, hand_value, settle_main, totals
 from auditor.money import parse_money
 from auditor.rowwise import rows_text
@@ -315,3 +315,19 @@ def test_unique_groups_is_numpy_unique(values, coarse):
                       (unique_groups(keys // coarse, order),
                        np.unique(keys // coarse, return_inverse=True, return_counts=True))):
         assert all(g.tolist() == w.tolist() for g, w in zip(got, want))
+
+
+@FAST
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0, 1, 2, 10**6, 3 * 10**15, 2**62]),
+                          st.booleans()), max_size=40))
+def test_table_and_time_order_is_lexsort(rows):
+    """The rounds' order by table, time and earlier-chunk-first, and whether two share a table
+    and a time, as ``np.lexsort`` gives them: by one integer key where it fits, by lexsort
+    where the span of times would overflow it (2**62 microseconds)."""
+    table, times, later = (np.array(c, dtype=d).reshape(len(rows)) for c, d in
+                           zip(zip(*rows) if rows else ([], [], []), (np.int64, np.int64, bool)))
+    order, tie = _by_table_and_time(table, times, later)
+    want = np.lexsort([later, times, table])
+    assert order.tolist() == want.tolist()
+    assert tie == any(r == s for r, s in zip(sorted((t, u) for t, u, _ in rows),
+                                                sorted((t, u) for t, u, _ in rows)[1:]))

@@ -127,8 +127,8 @@ def previous_rounds(rounds: pd.DataFrame, gaps: pd.DataFrame, previous: list[dic
     table = np.concatenate(text_codes([p["table_id"] for p in parts]))
     # In time order within each table; at equal times the carried round (earlier chunk) first,
     # then by round id (whose text is sorted only when two rounds of a table share a time).
-    order = np.lexsort([kind != 0, times, table])
-    if ((table[order][1:] == table[order][:-1]) & (times[order][1:] == times[order][:-1])).any():
+    order, tie = _by_table_and_time(table, times, kind != 0)
+    if tie:
         round_text = np.concatenate(text_codes([p["round_id"] for p in parts], sort=True))
         order = np.lexsort([round_text, kind != 0, times, table])
     before = np.full(len(kind), -1, np.int64)
@@ -144,6 +144,23 @@ def previous_rounds(rounds: pd.DataFrame, gaps: pd.DataFrame, previous: list[dic
                                            for p in parts], lower=c in lower))
         equal[c] = codes[mine] == codes[np.maximum(prev, 0)]
     return known, equal
+
+
+def _by_table_and_time(table: np.ndarray, times: np.ndarray, later: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The order of ``np.lexsort([later, times, table])``, and whether two rows share a table
+    and a time. By one stable sort of a single integer key where it fits in 63 bits (a span
+    of a century of microseconds across a thousand tables does), twice as fast."""
+    if not len(table):
+        return np.arange(0), False
+    rel = times - times.min()
+    span = int(rel.max()) + 1
+    if span * (int(table.max()) + 1) * 2 >= 2**63:
+        order = np.lexsort([later, times, table])
+        return order, bool(((table[order][1:] == table[order][:-1]) & (times[order][1:] == times[order][:-1])).any())
+    key = (table.astype(np.int64) * span + rel) * 2 + later
+    order = np.argsort(key, kind="stable")
+    place = key[order] >> 1
+    return order, bool((place[1:] == place[:-1]).any())
 
 
 def most_copies(ctx: GameContext, shared: np.ndarray) -> np.ndarray:
