@@ -324,10 +324,9 @@ def test_table_and_time_order_is_lexsort(rows):
     """The rounds' order by table, time and earlier-chunk-first, and whether two share a table
     and a time, as ``np.lexsort`` gives them: by one integer key where it fits, by lexsort
     where the span of times would overflow it (2**62 microseconds)."""
-    table, times, later = (np.array(c, dtype=d).reshape(len(rows)) for c, d in
-                           zip(zip(*rows) if rows else ([], [], []), (np.int64, np.int64, bool)))
+    table = np.array([r[0] for r in rows], np.int64)
+    times = np.array([r[1] for r in rows], np.int64)
+    later = np.array([r[2] for r in rows], bool)
     order, tie = _by_table_and_time(table, times, later)
-    want = np.lexsort([later, times, table])
-    assert order.tolist() == want.tolist()
-    assert tie == any(r == s for r, s in zip(sorted((t, u) for t, u, _ in rows),
-                                                sorted((t, u) for t, u, _ in rows)[1:]))
+    assert order.tolist() == np.lexsort([later, times, table]).tolist()
+    assert tie == (len({(t, u) for t, u, _ in rows}) < len(rows))
