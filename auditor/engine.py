@@ -60,7 +60,8 @@ class AuditResult:
     totals: dict = field(default_factory=dict)
     tables: dict[str, int] = field(default_factory=dict)  # rounds audited per table
     # Files of which nothing was audited for faults of their own (every record rejected, some
-    # in rounds no other file's copy had audited): an audit that did not look at them.
+    # in rounds no other file's copy had audited, nor an earlier file's rejected): an audit
+    # that did not look at them.
     unaudited: list[str] = field(default_factory=list)
     tool_version: str = __version__
 
@@ -516,8 +517,10 @@ class _GameRun:
         self.first = self.last = None
         self.audited = np.zeros(0, np.uint64)  # hashes of the rounds audited (sorted)
         self.refused_files: set[str] = set()  # files with a record rejected for its own fault, of a round
-        # that no copy had audited then (see AuditResult.unaudited)
+        # that no copy had audited then nor an earlier file rejected (see AuditResult.unaudited)
         self.refused = np.zeros(0, np.uint64)  # of the rounds rejected, with their file's (sorted)
+        self.unaudited_rounds = np.zeros(0, np.uint64)  # of the rounds rejected, no copy audited (sorted)
+        self.card_faults_seen = np.zeros(0, np.uint64)  # see _new_card_faults (sorted)
         self.previous: list[dict] = []  # see _last_per_table
         self.per_profile: dict[str, CheckResult] = {}
         self.tables: dict[str, int] = {}
@@ -600,14 +603,15 @@ class _GameRun:
         unaudited = own & ~audited[rounds[1]]  # of rounds that no copy has had audited
         gaps = _gaps(df, unaudited)
         if unaudited.any():
+            blamed = unaudited & ~self._refused_before(rounds, parts, unaudited)
             # (by the codes: the column as Python strings would be 40 ms a chunk)
             files = df["_file"].astype("category").array
-            self.refused_files.update(files.categories[np.unique(files.codes[unaudited])].tolist())
+            self.refused_files.update(files.categories[np.unique(files.codes[blamed])].tolist())
         accepted = _select(table, order[~in_bad_round[order]])
         for file, count in _records_per_file(accepted.df).items():
             self.audited_records[file] = self.audited_records.get(file, 0) + count
         del table, df
-        ctx = p.context(accepted, self.profiles, card_faults, self.previous, gaps)
+        ctx = p.context(accepted, self.profiles, self._new_card_faults(card_faults), self.previous, gaps)
         violated = []
         unknown: dict[str, tuple[np.ndarray, set[str]] | None] = {}  # see _where_known
         for rule in p.spec.rule:
@@ -667,6 +671,45 @@ class _GameRun:
         skipped = result.applies & off[result.round_index]
         self.unchecked[rule.code][0] += _rounds_checked(replace(result, applies=skipped))
         return replace(result, applies=result.applies & ~skipped)
+
+    def _refused_before(self, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
+                        unaudited: np.ndarray) -> np.ndarray:
+        """Which of the ``unaudited`` rows (rejected for a fault of their own, of rounds no
+        copy has had audited) are of a round that an earlier file gave and had rejected too: in
+        an earlier chunk, or an earlier file of this chunk (``parts``, see
+        ``_given_by_an_earlier_file``). Such a round is the earlier file's: a copy of it does
+        not make its own file one the audit did not look at (an export sent twice, faults and
+        all). The chunk's unaudited rounds are remembered for the chunks after it."""
+        keys, of_row = rounds
+        mine = keys[of_row[unaudited]]
+        before = np.zeros(len(of_row), bool)
+        before[unaudited] = _among(self.unaudited_rounds, mine)[0]
+        if parts is not None:
+            first_part = np.full(len(keys), np.iinfo(np.int64).max)
+            np.minimum.at(first_part, of_row[unaudited], parts[unaudited])
+            before |= unaudited & (parts > first_part[of_row])
+        new = np.unique(mine)
+        found, at = _among(self.unaudited_rounds, new)
+        self.unaudited_rounds = np.insert(self.unaudited_rounds, at[~found], new[~found])
+        return before
+
+    def _new_card_faults(self, faults: pd.DataFrame) -> pd.DataFrame:
+        """The chunk's rounds with a card outside the deck (``_card_faults``), less those that
+        an earlier copy of the round gave already, in an earlier file of the chunk or an earlier
+        chunk: the same table, round, field and text are one finding, cited at the first file
+        that gave it, however many copies of an export are audited."""
+        if not len(faults):
+            return faults
+        rows = np.arange(len(faults))
+        keys = _hashed(faults["table_id"], rows)
+        for name in ("round_id", "field", "text"):
+            keys = keys * np.uint64(1_000_003) ^ _hashed(faults[name], rows)
+        distinct, first = np.unique(keys, return_index=True)
+        found, at = _among(self.card_faults_seen, distinct)
+        self.card_faults_seen = np.insert(self.card_faults_seen, at[~found], distinct[~found])
+        if len(first) - found.sum() == len(faults):
+            return faults
+        return faults.iloc[np.sort(first[~found])].reset_index(drop=True)
 
     def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
                  own: np.ndarray, known: np.ndarray) -> np.ndarray:

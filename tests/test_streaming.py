@@ -137,6 +137,27 @@ def test_an_export_given_twice_is_audited_once_whatever_the_chunks(tmp_path, gam
 
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_an_export_sent_twice_faults_and_all_reports_what_the_export_alone_does(tmp_path, game):
+    """Copies of an export with rounds rejected for faults of their own (cards outside the
+    deck among them): the findings, each rule's counts and the rounds are those of the export
+    alone, each card fault found once, at the first file; and no copy is a file the audit did
+    not look at (its rounds are the first file's), whether the copies fall in one chunk or in
+    several."""
+    log, _ = run(game, rounds=300, seed=5, faults=0.08, out=tmp_path / "a" / "log.csv")
+    copy = tmp_path / "b" / "log.csv"
+    copy.parent.mkdir()
+    copy.write_bytes(log.read_bytes())
+    alone = audit([log], profiles=PROFILES)
+    assert alone.findings["code"].str.endswith("-CARDS").any() and not alone.unaudited
+    for rows in (10**9, 700, 50):
+        both = audit([log, copy], profiles=PROFILES, chunk_rows=rows)
+        assert _summary(both)[:2] == _summary(alone)[:2] and both.totals == alone.totals
+        assert both.unaudited == []
+        by_file = {Path(i.path).parent.name: i for i in both.inputs}
+        assert by_file["b"].records_audited == 0 and by_file["b"].records_rejected == by_file["b"].records_read
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_a_copy_that_cannot_be_audited_leaves_the_round_to_the_next_copy(tmp_path, game):
     """A copy of a round rejected for a fault of its own (an amount that does not parse)
     claims nothing: the round is audited from the next file's copy, and its finding is not
