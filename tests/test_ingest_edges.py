@@ -471,3 +471,16 @@ def test_the_text_of_a_few_rows_is_taken_from_each_array_of_a_column():
     for column in (plain, coded):
         assert _text_at(column, rows) == column.take(pa.array(rows)).cast(pa.large_string()).to_pylist()
     assert _text_at(plain, np.zeros(0, np.int64)) == []
+
+
+def test_a_json_line_that_is_no_round_says_which_and_where_not_in_the_parsers_words(tmp_path):
+    """A line that does not parse is unreadable JSON, its detail the column where it stops
+    being JSON (the parser's own English message is no report's text); valid JSON that is no
+    round (a list, null, an object without hands) says so; half a UTF-16 pair is bad text."""
+    log = tmp_path / "mixed.jsonl"
+    log.write_text('{"a": 1,,}\n[1, 2]\nnull\n{"game": "pot-luck-blackjack", "hands": []}\n"\\ud800"\n',
+                   encoding="utf-8")
+    rejected = audit([log], game="pot-luck-blackjack").rejected
+    assert list(zip(rejected["line"], rejected["reason"], rejected["detail"])) == [
+        (1, "reject.bad_json", "9"), (2, "reject.not_a_round", ""), (3, "reject.not_a_round", ""),
+        (4, "reject.not_a_round", ""), (5, "reject.bad_text", "")]

@@ -288,8 +288,7 @@ class Source:
     def _jsonl(self, rows: int) -> Iterator[pa.Table]:
         opener = gzip.open if self.path.name.endswith(".gz") else open
         buffered: list[dict] = []
-        bad_lines: list[int] = []
-        bad_detail: list[str] = []
+        bad: list[tuple[int, str, str]] = []  # (line, reason, where it stops being JSON: its column)
         errors = "strict" if self.native else "replace"
         round_keys = _round_level(self.game) | {"game"}
         with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
@@ -300,13 +299,17 @@ class Source:
                     self.records_read += 1
                     try:
                         doc = json.loads(line)
-                        if not isinstance(doc, dict) or not isinstance(doc.get("hands"), list) or not doc["hands"]:
-                            raise ValueError("a round object with a non-empty 'hands' list is required")
                         if "\\u" in line:  # an escape may name half a UTF-16 pair, which is no text
                             json.dumps(doc, ensure_ascii=False).encode("utf-8")
-                    except (ValueError, RecursionError) as exc:  # UnicodeEncodeError too
-                        bad_lines.append(number)
-                        bad_detail.append(str(exc)[:200])
+                    except UnicodeEncodeError:
+                        bad.append((number, "reject.bad_text", ""))
+                        continue
+                    except (ValueError, RecursionError) as exc:
+                        bad.append((number, "reject.bad_json",
+                                    str(exc.colno) if isinstance(exc, json.JSONDecodeError) else ""))
+                        continue
+                    if not isinstance(doc, dict) or not isinstance(doc.get("hands"), list) or not doc["hands"]:
+                        bad.append((number, "reject.not_a_round", ""))
                         continue
                     base = {k: v for k, v in doc.items() if k != "hands"}
                     fault = _hands_fault(doc["hands"], base, round_keys)
@@ -327,8 +330,9 @@ class Source:
                 raise InputError(str(self.path), "input.bad_gzip", error=first_line(exc)) from None
         if buffered:
             yield _json_table(buffered)
-        if bad_lines:
-            self.record_rejects.append(_rejects(str(self.path), bad_lines, "", "reject.bad_json", bad_detail))
+        if bad:
+            lines, reasons, details = zip(*bad)
+            self.record_rejects.append(_rejects(str(self.path), list(lines), "", list(reasons), list(details)))
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
         import pyarrow.parquet as pq
