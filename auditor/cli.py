@@ -211,7 +211,7 @@ def audit(
     try:
         profiles = load_profiles(profile or [])
     except ProfileError as exc:
-        _fail(t("cli.profile_error", lang, error=exc))
+        _fail(t("cli.profile_error", lang, error=exc.text(lang)))
 
     files = engine.discover(paths)
     if not files:
@@ -222,7 +222,7 @@ def audit(
                 result = engine.audit(paths, game=game, profiles=profiles, lang=lang, progress=step,
                                       encoding=encoding, delimiter=delimiter)
         except ProfileError as exc:
-            _fail(t("cli.profile_error", lang, error=exc))
+            _fail(t("cli.profile_error", lang, error=exc.text(lang)))
         except SpecError as exc:
             _fail(t("cli.spec_error", lang, error=exc))
 

@@ -8,7 +8,6 @@ standard values of ``docs/rules.md`` and posts no limits (limit rules then do no
 
 from __future__ import annotations
 
-import tomllib
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -16,13 +15,15 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .config_errors import ConfigError, read_toml, refused, validation_problems
 
 __all__ = ["ProfileBase", "PotLuckProfile", "PROFILE_MODELS", "ProfileError", "load_profiles",
            "ProfileSet", "default_profile", "register_profile_model"]
 
 
-class ProfileError(Exception):
+class ProfileError(ConfigError):
     """A profile file that cannot be used (exit code 2)."""
 
 
@@ -39,6 +40,16 @@ class ProfileBase(BaseModel):
     min_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     max_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     payment_limit: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+
+    @model_validator(mode="after")
+    def _bounds(self):
+        """A posted minimum above its maximum is no posting a table could keep."""
+        for low_field in (f for f in type(self).model_fields if f.startswith("min_")):
+            high_field = "max_" + low_field[4:]
+            low, high = getattr(self, low_field), getattr(self, high_field, None)
+            if low is not None and high is not None and low > high:
+                raise refused("config.min_above_max", low_field=low_field, low=low, high_field=high_field, high=high)
+        return self
 
     def cents(self, name: str) -> int | None:
         value = getattr(self, name)
@@ -186,20 +197,18 @@ def default_profile(game: str) -> ProfileBase:
 
 
 def _load_file(path: Path) -> list[ProfileBase]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ProfileError(f"{path}: {exc}") from None
+    data = read_toml(path, ProfileError)
     entries = data.get("profile", [data])
     out = []
-    for entry in entries:
-        game = entry.get("game")
+    for entry in entries if isinstance(entries, list) else [entries]:
+        game = entry.get("game") if isinstance(entry, dict) else None
         if game not in PROFILE_MODELS:
-            raise ProfileError(f"{path}: unknown game {game!r}")
+            raise ProfileError(path, "config.unknown_game", game="" if game is None else game,
+                               games=", ".join(sorted(PROFILE_MODELS)))
         try:
             out.append(PROFILE_MODELS[game].model_validate({**entry, "source": str(path)}))
         except ValidationError as exc:
-            raise ProfileError(f"{path}: {exc}") from None
+            raise ProfileError(path, "config.fields", validation_problems(exc)) from None
     return out
 
 
@@ -212,7 +221,9 @@ def load_profiles(paths) -> list[ProfileBase]:
             out.extend(_load_file(f))
     ids = [p.id for p in out]
     if len(ids) != len(set(ids)):
-        raise ProfileError(f"duplicated profile ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+        raise ProfileError(None, "config.duplicate_profiles", ids=", ".join(sorted({i for i in ids if ids.count(i) > 1})))
+    for game in sorted({p.game for p in out}):  # two defaults, or overlapping tables: refused now
+        ProfileSet(game, out)
     return out
 
 
@@ -226,8 +237,8 @@ def _refuse_overlaps(assigned: list[ProfileBase]) -> None:
             if dated_a != dated_b or not set(a.tables) & set(b.tables):
                 continue
             if (a.valid_from or date.min) <= (b.valid_until or far) and (b.valid_from or date.min) <= (a.valid_until or far):
-                raise ProfileError(f"profiles {a.id!r} and {b.id!r} both apply to "
-                                   f"{sorted(set(a.tables) & set(b.tables))} on the same days")
+                raise ProfileError(None, "config.overlap", a=a.id, b=b.id,
+                                   tables=", ".join(sorted(set(a.tables) & set(b.tables))))
 
 
 class ProfileSet:
@@ -237,7 +248,7 @@ class ProfileSet:
         mine = [p for p in profiles if p.game == game]
         defaults = [p for p in mine if not p.tables]
         if len(defaults) > 1:
-            raise ProfileError(f"{game}: more than one default profile: {[p.id for p in defaults]}")
+            raise ProfileError(None, "config.two_defaults", game=game, ids=", ".join(p.id for p in defaults))
         self.game = game
         self.profiles: list[ProfileBase] = (defaults or [default_profile(game)]) + [p for p in mine if p.tables]
         _refuse_overlaps(self.profiles[1:])

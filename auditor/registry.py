@@ -17,7 +17,7 @@ from .checks.base import Check
 from .logs.schema import columns_of
 from .specs import DirectiveSpec, SpecError, load_spec
 
-__all__ = ["GamePlugin", "GAMES", "verify", "plugin"]
+__all__ = ["GamePlugin", "GAMES", "verify", "plugin", "known_codes"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +88,8 @@ def verify() -> None:
 def plugin(game: str) -> GamePlugin:
     verify()
     return GAMES[game]
+
+
+def known_codes() -> frozenset[str]:
+    """Every rule code of every game."""
+    return frozenset(code for game in GAMES for code in plugin(game).spec.codes)

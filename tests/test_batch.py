@@ -208,8 +208,26 @@ def test_waivers_active_expired_and_refused(tmp_path):
     blank.write_text(WAIVERS.format(expires="2027-01-31").replace("Mesa con una sola baraja autorizada <temporal>",
                                                                   "  "))
     res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(tmp_path / "d"), "--waivers", str(blank)])
-    assert res.exit_code == 2 and "justification" in res.stderr
+    assert res.exit_code == 2 and "justification: no puede estar en blanco" in res.stderr
     assert not (tmp_path / "d" / "audit.db").exists() or dump(tmp_path / "d" / "audit.db")["runs"] == []
+    # A code no game has (mistyped) would waive nothing, silently: refused too.
+    typo = tmp_path / "typo.toml"
+    typo.write_text(WAIVERS.format(expires="2027-01-31").replace("TS-TWO-DECKS", "TS-TWO-DECK"))
+    res = CliRunner().invoke(app, ["--lang", "en", "batch", str(logs), "--out", str(tmp_path / "e"), "--waivers", str(typo)])
+    assert res.exit_code == 2 and "waiver W-1: unknown rule code «TS-TWO-DECK»" in res.stderr, res.stderr
+
+
+def test_profiles_that_cannot_both_apply_stop_the_batch_before_it_runs(tmp_path):
+    """Two default profiles of one game make the posted values ambiguous: the batch is
+    refused with exit 2 and a message, as the audit is (it once ended in a traceback)."""
+    logs = tmp_path / "logs"
+    run("let-it-ride", rounds=50, seed=1, faults=0.0, out=logs / "day.csv")
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.toml").write_text(f'id = "{name}"\ngame = "let-it-ride"\n', encoding="utf-8")
+    res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(tmp_path / "out"),
+                                   "--profile", str(tmp_path / "a.toml"), "--profile", str(tmp_path / "b.toml")])
+    assert res.exit_code == 2 and "más de un perfil sin mesas (por omisión): a, b" in res.stderr, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
 
 
 def test_exit_codes_and_partial_runs(tmp_path):

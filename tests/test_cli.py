@@ -235,6 +235,30 @@ def test_bad_profile_exits_2(clean_log, tmp_path):
     assert result.exit_code == 2
 
 
+@pytest.mark.parametrize("text, es, en", [
+    ('id = "x"\ngame = "pot-luck-blackjack"\nmin_bet = "diez"\n',
+     'valores no válidos (min_bet: se espera un importe decimal, p. ej. "10.00", no «diez»)',
+     'invalid values (min_bet: a decimal amount is expected, e.g. "10.00", not «diez»)'),
+    ('id = "x"\ngame = "pot-luck-blackjack"\nmin_bet = "10.00"\nmax_bet = "5.00"\n',
+     "valores no válidos (min_bet = 10.00 es mayor que max_bet = 5.00)",
+     "invalid values (min_bet = 10.00 is greater than max_bet = 5.00)"),
+    ('id = "x"\ngame = "pot-luck-blackjack"\ndecks = 99\nsplits = 2\n',
+     "valores no válidos (decks: debe ser como mucho 8, no «99»; splits: campo desconocido (¿mal escrito?))",
+     "invalid values (decks: must be at most 8, not «99»; splits: unknown field (misspelt?))"),
+    ('id = \n', "no es TOML válido (línea 1, columna 6)", "not valid TOML (line 1, column 6)"),
+    ('id = "x"\ngame = "blackjack"\n', "juego desconocido «blackjack»", "unknown game «blackjack»"),
+])
+def test_a_profile_that_cannot_be_used_says_why_in_the_commands_language(clean_log, tmp_path, text, es, en):
+    """The file, each field refused, what it should hold and what it held, from the
+    catalogue: not pydantic's English text, its error types or its web links."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text, encoding="utf-8")
+    for lang, want in (("es", es), ("en", en)):
+        result = run("--lang", lang, "audit", clean_log, "--out", tmp_path / "out", "--profile", bad)
+        assert result.exit_code == 2 and f"{bad}: {want}" in result.stderr, result.stderr
+        assert "pydantic" not in result.stderr and "Traceback" not in result.output
+
+
 def test_profile_is_reported(clean_log, tmp_path):
     prof = tmp_path / "mesa.toml"
     prof.write_text('id = "casa"\ngame = "pot-luck-blackjack"\nmin_bet = "5.00"\nmax_bet = "500.00"\n',

@@ -232,17 +232,18 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     from .ledger import Ledger, LedgerError
     from ..logs.files import sha256_of
     from .spans import scan
+    from ..registry import known_codes
     from .waivers import WaiverError, load_waivers
 
     lang = opts.lang
     try:
-        waivers = load_waivers(opts.waivers)
+        waivers = load_waivers(opts.waivers, known_codes())
     except WaiverError as exc:
-        raise BatchError(_t("batch.waiver_error", lang, error=exc)) from None
+        raise BatchError(_t("batch.waiver_error", lang, error=exc.text(lang))) from None
     try:
         profiles = tuple(load_profiles(opts.profiles or []))
     except ProfileError as exc:
-        raise BatchError(_t("cli.profile_error", lang, error=exc)) from None
+        raise BatchError(_t("cli.profile_error", lang, error=exc.text(lang))) from None
     db_path = opts.db or (opts.out / "audit.db")
     try:
         ledger = Ledger(db_path)

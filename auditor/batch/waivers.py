@@ -13,22 +13,24 @@ pydantic models::
     approver = "Gerencia de cumplimiento (J. Pérez)"
     expires = 2026-12-31          # after this day (the run's day) the waiver no longer applies
 
-A waiver without a justification or an approver is refused (:class:`WaiverError`, exit 2).
+A waiver without a justification or an approver, or of a rule code no game has, is refused
+(:class:`WaiverError`, exit 2).
 A waived finding is still reported, marked as waived; an expired waiver waives nothing.
 """
 
 from __future__ import annotations
 
-import tomllib
 from datetime import date
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..config_errors import ConfigError, read_toml, refused, validation_problems
+
 __all__ = ["Waiver", "WaiverError", "load_waivers", "match_waiver"]
 
 
-class WaiverError(Exception):
+class WaiverError(ConfigError):
     """A waiver file that cannot be used (exit code 2)."""
 
 
@@ -48,7 +50,7 @@ class Waiver(BaseModel):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("must not be blank")
+            raise refused("config.blank")
         return value.strip()
 
     @field_validator("code")
@@ -59,7 +61,7 @@ class Waiver(BaseModel):
     @model_validator(mode="after")
     def _period(self) -> "Waiver":
         if self.valid_until < self.valid_from:
-            raise ValueError("'until' is before 'from'")
+            raise refused("config.until_before_from")
         return self
 
     def active(self, today: date) -> bool:
@@ -73,35 +75,33 @@ class Waiver(BaseModel):
         return day is not None and self.valid_from <= day <= self.valid_until
 
 
-def load_waivers(path: Path | str | None) -> list[Waiver]:
-    """Every waiver of a TOML file (``[[waiver]]`` tables); none without a path."""
+def load_waivers(path: Path | str | None, codes: frozenset[str] | None = None) -> list[Waiver]:
+    """Every waiver of a TOML file (``[[waiver]]`` tables); none without a path. A waiver of a
+    code not among ``codes`` (a mistyped code would waive nothing, silently) is refused."""
     if path is None:
         return []
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise WaiverError(f"{path}: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise WaiverError(f"{path}: {exc}") from None
+    data = read_toml(path, WaiverError)
     unknown = sorted(set(data) - {"waiver"})
     if unknown:
-        raise WaiverError(f"{path}: unknown sections {unknown} (only [[waiver]] is allowed)")
+        raise WaiverError(path, "config.unknown_sections", sections=", ".join(unknown))
     items = data.get("waiver", [])
     if not isinstance(items, list):
-        raise WaiverError(f"{path}: 'waiver' must be an array of tables ([[waiver]])")
+        raise WaiverError(path, "config.waiver_not_array")
     out: list[Waiver] = []
     for n, item in enumerate(items, start=1):
         try:
             out.append(Waiver.model_validate(item))
         except ValidationError as exc:
             label = item.get("id", f"#{n}") if isinstance(item, dict) else f"#{n}"
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'waiver'}: {e['msg']}" for e in exc.errors())
-            raise WaiverError(f"{path}: waiver {label}: {problems}") from None
+            raise WaiverError(path, "config.waiver", validation_problems(exc), label=label) from None
+    for w in out:
+        if codes is not None and w.code not in codes:
+            raise WaiverError(path, "config.unknown_code", label=w.id, code=w.code)
     ids = [w.id for w in out]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
-        raise WaiverError(f"{path}: duplicated waiver ids {dup}")
+        raise WaiverError(path, "config.duplicate_waivers", ids=", ".join(dup))
     return out
 
 

@@ -1,0 +1,88 @@
+"""Why a table profile or a waiver file cannot be used, in the catalogue's words.
+
+pydantic's own messages are English, name its error types and end in a link to its website (of
+no use on an offline laptop): a file's user needs the field, what it should hold and what it
+held, in the language of the command."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from pydantic import ValidationError
+from pydantic_core import PydanticCustomError
+
+from .i18n import t
+
+__all__ = ["ConfigError", "read_toml", "refused", "validation_problems"]
+
+
+class ConfigError(Exception):
+    """A file that cannot be used (exit code 2): ``key`` names the catalogue message (with its
+    ``params``), ``problems`` the (field, key, params) of each field refused."""
+
+    def __init__(self, path: Path | str | None, key: str, problems=(), **params):
+        self.path, self.key, self.params, self.problems = path, key, params, list(problems)
+        super().__init__(self.text("en"))
+
+    def text(self, lang: str) -> str:
+        text = t(self.key, lang, **self.params)
+        if self.problems:
+            text += " (" + "; ".join(f"{field}: {t(key, lang, **params)}" if field else t(key, lang, **params)
+                                     for field, key, params in self.problems) + ")"
+        return text if self.path is None else f"{self.path}: {text}"
+
+
+def read_toml(path: Path, error: type[ConfigError]) -> dict:
+    """A TOML file's tables, or ``error`` saying why the file cannot be read as one."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise error(path, "config.not_found") from None
+    except OSError as exc:
+        raise error(path, "config.unreadable", error=exc.strerror or type(exc).__name__) from None
+    except UnicodeDecodeError:
+        raise error(path, "config.not_utf8") from None
+    except tomllib.TOMLDecodeError as exc:
+        # (Python 3.11's parser gives its position only inside its English message)
+        at = re.search(r"at line (\d+), column (\d+)", str(exc))
+        if at:
+            raise error(path, "config.bad_toml_at", line=at[1], column=at[2]) from None
+        raise error(path, "config.bad_toml") from None
+
+
+# pydantic's error types, by the catalogue message that says what the field should hold.
+_KINDS = {
+    "missing": "config.missing", "extra_forbidden": "config.unknown_field",
+    "decimal_parsing": "config.decimal", "decimal_type": "config.decimal", "decimal_max_places": "config.places",
+    "decimal_max_digits": "config.decimal", "decimal_whole_digits": "config.decimal",
+    "int_parsing": "config.whole", "int_type": "config.whole", "int_from_float": "config.whole",
+    "bool_parsing": "config.yes_no", "bool_type": "config.yes_no",
+    "date_parsing": "config.date", "date_type": "config.date", "date_from_datetime_parsing": "config.date",
+    "date_from_datetime_inexact": "config.date",
+    "string_type": "config.text", "string_too_short": "config.empty", "too_short": "config.too_few",
+    "tuple_type": "config.list", "list_type": "config.list", "dict_type": "config.table", "model_type": "config.table",
+    "model_attributes_type": "config.table",
+    "greater_than_equal": "config.at_least", "greater_than": "config.above",
+    "less_than_equal": "config.at_most", "less_than": "config.below",
+    "literal_error": "config.choice", "enum": "config.choice",
+}
+
+
+def refused(key: str, **params) -> PydanticCustomError:
+    """What a validator of ours raises: its error type is the catalogue key, ``params`` its
+    values."""
+    return PydanticCustomError(key, key, params)
+
+
+def validation_problems(exc: ValidationError) -> list[tuple[str, str, dict]]:
+    """(field, catalogue key, params) of each error of a validation."""
+    out = []
+    for error in exc.errors(include_url=False):
+        kind, value = error["type"], error.get("input")
+        key = kind if kind.startswith("config.") else _KINDS.get(kind, "config.invalid")
+        params = {name: str(v) for name, v in (error.get("ctx") or {}).items()}
+        params["value"] = value if isinstance(value, (str, int, float)) else str(value)[:80]
+        out.append((".".join(map(str, error["loc"])), key, params))
+    return out
