@@ -83,6 +83,8 @@ def validation_problems(exc: ValidationError) -> list[tuple[str, str, dict]]:
         kind, value = error["type"], error.get("input")
         key = kind if kind.startswith("config.") else _KINDS.get(kind, "config.invalid")
         params = {name: str(v) for name, v in (error.get("ctx") or {}).items()}
+        if "expected" in params:  # ("'a', 'b' or 'c'": pydantic's English list)
+            params["expected"] = params["expected"].replace(" or ", ", ")
         params["value"] = value if isinstance(value, (str, int, float)) else str(value)[:80]
         out.append((".".join(map(str, error["loc"])), key, params))
     return out

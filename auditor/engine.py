@@ -603,7 +603,7 @@ class _GameRun:
         unaudited = own & ~audited[rounds[1]]  # of rounds that no copy has had audited
         gaps = _gaps(df, unaudited)
         if unaudited.any():
-            blamed = unaudited & ~self._refused_before(rounds, parts, unaudited)
+            blamed = unaudited & ~self._refused_before(df, rounds, parts, unaudited)
             # (by the codes: the column as Python strings would be 40 ms a chunk)
             files = df["_file"].astype("category").array
             self.refused_files.update(files.categories[np.unique(files.codes[blamed])].tolist())
@@ -672,14 +672,19 @@ class _GameRun:
         self.unchecked[rule.code][0] += _rounds_checked(replace(result, applies=skipped))
         return replace(result, applies=result.applies & ~skipped)
 
-    def _refused_before(self, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
+    def _refused_before(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
                         unaudited: np.ndarray) -> np.ndarray:
         """Which of the ``unaudited`` rows (rejected for a fault of their own, of rounds no
         copy has had audited) are of a round that an earlier file gave and had rejected too: in
         an earlier chunk, or an earlier file of this chunk (``parts``, see
         ``_given_by_an_earlier_file``). Such a round is the earlier file's: a copy of it does
         not make its own file one the audit did not look at (an export sent twice, faults and
-        all). The chunk's unaudited rounds are remembered for the chunks after it."""
+        all). The chunk's unaudited rounds are remembered for the chunks after it. A row
+        without its table or round id names no round (its hash is the blank text's): never
+        another file's."""
+        idx = np.flatnonzero(unaudited)
+        unaudited = unaudited.copy()
+        unaudited[idx] = _named(df["table_id"].take(idx)) & _named(df["round_id"].take(idx))
         keys, of_row = rounds
         mine = keys[of_row[unaudited]]
         before = np.zeros(len(of_row), bool)
@@ -696,20 +701,23 @@ class _GameRun:
     def _new_card_faults(self, faults: pd.DataFrame) -> pd.DataFrame:
         """The chunk's rounds with a card outside the deck (``_card_faults``), less those that
         an earlier copy of the round gave already, in an earlier file of the chunk or an earlier
-        chunk: the same table, round, field and text are one finding, cited at the first file
-        that gave it, however many copies of an export are audited."""
-        if not len(faults):
+        chunk: the same table, round, time, field and text are one finding, cited at the first
+        file that gave it, however many copies of an export are audited. A round without its
+        table, id or time is kept: it names no round that a copy could give."""
+        named = _named(faults["table_id"]) & _named(faults["round_id"]) & faults["started_at"].notna().to_numpy()
+        if not named.any():
             return faults
-        rows = np.arange(len(faults))
+        rows = np.flatnonzero(named)
         keys = _hashed(faults["table_id"], rows)
-        for name in ("round_id", "field", "text"):
-            keys = keys * np.uint64(1_000_003) ^ _hashed(faults[name], rows)
+        for name in ("round_id", "started_at", "field", "text"):
+            keys = keys * np.uint64(1_000_003) ^ _hashed(faults[name].astype(str) if name == "started_at"
+                                                        else faults[name], rows)
         distinct, first = np.unique(keys, return_index=True)
         found, at = _among(self.card_faults_seen, distinct)
         self.card_faults_seen = np.insert(self.card_faults_seen, at[~found], distinct[~found])
-        if len(first) - found.sum() == len(faults):
-            return faults
-        return faults.iloc[np.sort(first[~found])].reset_index(drop=True)
+        keep = ~named
+        keep[rows[first[~found]]] = True
+        return faults if keep.all() else faults[keep].reset_index(drop=True)
 
     def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
                  own: np.ndarray, known: np.ndarray) -> np.ndarray:
@@ -752,13 +760,20 @@ class _GameRun:
         return claimed | known
 
     def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
+        """``record_rejects``: each file's records that never became rows (JSONL lines), in the
+        files' reading order, with a hash of each line's text (``_text``): a file whose every
+        such line an earlier file rejected too (a copy of it) is not refused for them."""
+        seen = np.zeros(0, np.uint64)
         for rej in record_rejects:
-            self.refused_files.update(rej["file"].unique().tolist())
+            lines = rej["_text"].to_numpy(np.uint64)
+            if not np.isin(lines, seen).all():
+                self.refused_files.update(rej["file"].unique().tolist())
+            seen = np.union1d(seen, lines)
             for file, count in rej.groupby("file").size().items():
                 self.rejected_records[file] = self.rejected_records.get(file, 0) + count
         rejects = pd.concat(self.rejects + record_rejects, ignore_index=True) if self.rejects else _empty_rejects()
         rejects["detail"] = rejects["detail"].fillna("").astype(str)
-        rejects = _one_per_record(rejects.drop(columns="_row", errors="ignore"))
+        rejects = _one_per_record(rejects.drop(columns=["_row", "_text"], errors="ignore"))
         for rule in self.plugin.spec.rule:
             result = self.per_profile.get(rule.code)
             if result is not None and not self.stats[rule.code][3]:
@@ -1027,6 +1042,12 @@ def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:
             return codes, len(values.cat.categories)
     codes, uniques = pd.factorize(values, sort=True)
     return codes.astype(np.int64), len(uniques)
+
+
+def _named(values: pd.Series) -> np.ndarray:
+    """Where a text field holds something: neither missing nor blank (a row rejected for
+    another fault keeps its blank id as text)."""
+    return (values.notna() & (values.astype(object) != "")).to_numpy(dtype=bool)
 
 
 def _row_mask(rejects: pd.DataFrame, n: int) -> np.ndarray:

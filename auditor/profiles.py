@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -41,12 +41,22 @@ class ProfileBase(BaseModel):
     max_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     payment_limit: Decimal | None = Field(default=None, ge=0, decimal_places=2)
 
+    # Bets whose limits, where not posted, are the table's min_bet / max_bet (see each game's
+    # check_bet_limits).
+    FALL_BACK_TO_TABLE_LIMITS: ClassVar[tuple[str, ...]] = ()
+
     @model_validator(mode="after")
     def _bounds(self):
-        """A posted minimum above its maximum is no posting a table could keep."""
+        """A posted minimum above its maximum is no posting a table could keep, also where one
+        of them is the table's limit that a bet without its own uses."""
+        def limit(name: str, bet: str):
+            own = getattr(self, name, None)
+            if own is None and bet in self.FALL_BACK_TO_TABLE_LIMITS:
+                return name[:4] + "bet", getattr(self, name[:4] + "bet")
+            return name, own
         for low_field in (f for f in type(self).model_fields if f.startswith("min_")):
-            high_field = "max_" + low_field[4:]
-            low, high = getattr(self, low_field), getattr(self, high_field, None)
+            bet = low_field[4:-4] if low_field.endswith("_bet") else ""
+            (low_field, low), (high_field, high) = limit(low_field, bet), limit("max_" + low_field[4:], bet)
             if low is not None and high is not None and low > high:
                 raise refused("config.min_above_max", low_field=low_field, low=low, high_field=high_field, high=high)
         return self
@@ -175,6 +185,7 @@ class TripleShotProfile(ProfileBase):
     min_pair: Literal["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"] = "Q"
     bonus: TripleShotBonusTable = TripleShotBonusTable()
     # Limits of each bet; a bet without its own limit uses min_bet / max_bet.
+    FALL_BACK_TO_TABLE_LIMITS: ClassVar[tuple[str, ...]] = ("war", "bj", "poker")
     min_war_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     max_war_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     min_bj_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
@@ -201,10 +212,13 @@ def _load_file(path: Path) -> list[ProfileBase]:
     entries = data.get("profile", [data])
     out = []
     for entry in entries if isinstance(entries, list) else [entries]:
-        game = entry.get("game") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            raise ProfileError(path, "config.fields", [("profile", "config.table", {})])
+        game = entry.get("game")
+        if game is None:
+            raise ProfileError(path, "config.fields", [("game", "config.missing", {})])
         if game not in PROFILE_MODELS:
-            raise ProfileError(path, "config.unknown_game", game="" if game is None else game,
-                               games=", ".join(sorted(PROFILE_MODELS)))
+            raise ProfileError(path, "config.unknown_game", game=game, games=", ".join(sorted(PROFILE_MODELS)))
         try:
             out.append(PROFILE_MODELS[game].model_validate({**entry, "source": str(path)}))
         except ValidationError as exc:

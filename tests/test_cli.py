@@ -246,6 +246,13 @@ def test_bad_profile_exits_2(clean_log, tmp_path):
      "valores no válidos (decks: debe ser como mucho 8, no «99»; splits: campo desconocido (¿mal escrito?))",
      "invalid values (decks: must be at most 8, not «99»; splits: unknown field (misspelt?))"),
     ('id = \n', "no es TOML válido (línea 1, columna 6)", "not valid TOML (line 1, column 6)"),
+    ('id = "x"\n', "valores no válidos (game: falta (es obligatorio))", "invalid values (game: missing (it is required))"),
+    ('id = "x"\ngame = "triple-shot"\nmin_war_bet = "10.00"\nmax_bet = "5.00"\n',
+     "valores no válidos (min_war_bet = 10.00 es mayor que max_bet = 5.00)",
+     "invalid values (min_war_bet = 10.00 is greater than max_bet = 5.00)"),
+    ('id = "x"\ngame = "let-it-ride"\nmin_pair = "1"\n',
+     "valores no válidos (min_pair: valor no admitido «1» (se admite: '2', '3',",
+     "invalid values (min_pair: value not allowed «1» (allowed: '2', '3',"),
     ('id = "x"\ngame = "blackjack"\n', "juego desconocido «blackjack»", "unknown game «blackjack»"),
 ])
 def test_a_profile_that_cannot_be_used_says_why_in_the_commands_language(clean_log, tmp_path, text, es, en):

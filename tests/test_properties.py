@@ -318,12 +318,14 @@ def test_unique_groups_is_numpy_unique(values, coarse):
 
 
 @FAST
-@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0, 1, 2, 10**6, 3 * 10**15, 2**62]),
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0, 1, 2, 10**6, 3 * 10**15, 2**62, -2**62,
+                                                               -2**63, 2**63 - 1]),
                           st.booleans()), max_size=40))
 def test_table_and_time_order_is_lexsort(rows):
     """The rounds' order by table, time and earlier-chunk-first, and whether two share a table
     and a time, as ``np.lexsort`` gives them: by one integer key where it fits, by lexsort
-    where the span of times would overflow it (2**62 microseconds)."""
+    where the span of times would overflow it (2**62 microseconds; nanoseconds over centuries,
+    a missing time's int64 minimum)."""
     table = np.array([r[0] for r in rows], np.int64)
     times = np.array([r[1] for r in rows], np.int64)
     later = np.array([r[2] for r in rows], bool)

@@ -157,6 +157,29 @@ def test_an_export_sent_twice_faults_and_all_reports_what_the_export_alone_does(
         assert by_file["b"].records_audited == 0 and by_file["b"].records_rejected == by_file["b"].records_read
 
 
+def test_copies_whose_faults_name_no_round_are_still_their_own_files_faults(tmp_path):
+    """Rows without a round id name no round: the file of such rows is not taken for a copy of
+    another file's (their blank id hashes alike), nor are their card faults merged; a JSONL
+    line that is no round is a copy's only where an earlier file has the same line."""
+    log, _ = run("pot-luck-blackjack", rounds=40, seed=3, faults=0.0, out=tmp_path / "a" / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    first = frame.iloc[[0]].assign(round_id="", dealer_cards="ZZ ZZ")
+    other = frame.iloc[[1]].assign(round_id="", dealer_cards="ZZ ZZ", started_at="2026-11-01T23:59:00-05:00")
+    pd.concat([first, frame.iloc[2:]]).to_csv(log, index=False)
+    (tmp_path / "b").mkdir()
+    other.to_csv(tmp_path / "b" / "log.csv", index=False)
+    result = audit([log, tmp_path / "b" / "log.csv"], profiles=PROFILES)
+    assert [Path(p).parent.name for p in result.unaudited] == ["b"]
+    jsonl, _ = run("triple-shot", rounds=30, seed=3, faults=0.0, out=tmp_path / "c" / "log.jsonl")
+    jsonl.write_text(jsonl.read_text() + "[1, 2]\n")
+    copy = tmp_path / "d" / "log.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(jsonl.read_bytes())
+    assert audit([jsonl, copy], profiles=PROFILES).unaudited == []
+    copy.write_text(copy.read_text() + "[3]\n")
+    assert [Path(p).parent.name for p in audit([jsonl, copy], profiles=PROFILES).unaudited] == ["d"]
+
+
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_a_copy_that_cannot_be_audited_leaves_the_round_to_the_next_copy(tmp_path, game):
     """A copy of a round rejected for a fault of its own (an amount that does not parse)

@@ -152,12 +152,11 @@ def _by_table_and_time(table: np.ndarray, times: np.ndarray, later: np.ndarray) 
     of a century of microseconds across a thousand tables does), twice as fast."""
     if not len(table):
         return np.arange(0), False
-    rel = times - times.min()
-    span = int(rel.max()) + 1
+    low, span = int(times.min()), int(times.max()) - int(times.min()) + 1  # (as Python ints: no overflow)
     if span * (int(table.max()) + 1) * 2 >= 2**63:
         order = np.lexsort([later, times, table])
         return order, bool(((table[order][1:] == table[order][:-1]) & (times[order][1:] == times[order][:-1])).any())
-    key = (table.astype(np.int64) * span + rel) * 2 + later
+    key = (table.astype(np.int64) * span + (times - low)) * 2 + later
     order = np.argsort(key, kind="stable")
     place = key[order] >> 1
     return order, bool((place[1:] == place[:-1]).any())

@@ -23,6 +23,7 @@ import codecs
 import csv
 import functools
 import gzip
+import hashlib
 import io
 import json
 import re
@@ -76,6 +77,8 @@ class Source:
     first_round: tuple[str, str] | None = None
     extra_columns: list[str] = field(default_factory=list)
     records_read: int = 0
+    # Records that never became rows (JSONL lines that are no round), with their text's hash
+    # (``_text``: a copy's lines are known for a copy's, see ``engine._GameRun.finish``).
     record_rejects: list[pd.DataFrame] = field(default_factory=list)
     encoding: str = "utf-8"  # Python codec of the text
     native: bool = True  # valid UTF-8: Arrow reads the bytes as they are
@@ -288,7 +291,7 @@ class Source:
     def _jsonl(self, rows: int) -> Iterator[pa.Table]:
         opener = gzip.open if self.path.name.endswith(".gz") else open
         buffered: list[dict] = []
-        bad: list[tuple[int, str, str]] = []  # (line, reason, where it stops being JSON: its column)
+        bad: list[tuple[int, str, str, int]] = []  # (line, reason, where it stops being JSON, its text's hash)
         errors = "strict" if self.native else "replace"
         round_keys = _round_level(self.game) | {"game"}
         with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
@@ -302,14 +305,14 @@ class Source:
                         if "\\u" in line:  # an escape may name half a UTF-16 pair, which is no text
                             json.dumps(doc, ensure_ascii=False).encode("utf-8")
                     except UnicodeEncodeError:
-                        bad.append((number, "reject.bad_text", ""))
+                        bad.append((number, "reject.bad_text", "", _line_hash(line)))
                         continue
                     except (ValueError, RecursionError) as exc:
                         bad.append((number, "reject.bad_json",
-                                    str(exc.colno) if isinstance(exc, json.JSONDecodeError) else ""))
+                                    str(exc.colno) if isinstance(exc, json.JSONDecodeError) else "", _line_hash(line)))
                         continue
                     if not isinstance(doc, dict) or not isinstance(doc.get("hands"), list) or not doc["hands"]:
-                        bad.append((number, "reject.not_a_round", ""))
+                        bad.append((number, "reject.not_a_round", "", _line_hash(line)))
                         continue
                     base = {k: v for k, v in doc.items() if k != "hands"}
                     fault = _hands_fault(doc["hands"], base, round_keys)
@@ -331,8 +334,10 @@ class Source:
         if buffered:
             yield _json_table(buffered)
         if bad:
-            lines, reasons, details = zip(*bad)
-            self.record_rejects.append(_rejects(str(self.path), list(lines), "", list(reasons), list(details)))
+            lines, reasons, details, texts = zip(*bad)
+            rejected = _rejects(str(self.path), list(lines), "", list(reasons), list(details))
+            rejected["_text"] = np.array(texts, np.uint64)  # (see engine._GameRun.finish)
+            self.record_rejects.append(rejected)
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
         import pyarrow.parquet as pq
@@ -963,3 +968,9 @@ def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
         if not blank.any():
             break
     return blank
+
+
+def _line_hash(line: str) -> int:
+    """A 64-bit hash of a line's text, the same in every process (see ``Source.record_rejects``)."""
+    return int.from_bytes(hashlib.blake2b(line.rstrip("\r\n").encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                          "little")
