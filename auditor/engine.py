@@ -708,15 +708,20 @@ class _GameRun:
         if not named.any():
             return faults
         rows = np.flatnonzero(named)
-        keys = _hashed(faults["table_id"], rows)
-        for name in ("round_id", "started_at", "field", "text"):
-            keys = keys * np.uint64(1_000_003) ^ _hashed(faults[name].astype(str) if name == "started_at"
-                                                        else faults[name], rows)
+        # One text per fault, its fields apart by a unit separator (as Python objects: a
+        # categorical's are the chunk's tens of thousands of round ids, hashed all at once).
+        joined = np.full(len(rows), "", dtype=object)
+        for name in ("table_id", "round_id", "started_at", "field", "text"):
+            values = faults[name]
+            values = (categorical_objects(values.array, rows) if isinstance(values.dtype, pd.CategoricalDtype)
+                      else values.to_numpy()[rows]).astype(str)
+            joined = joined + values + "\x1f"
+        keys = _text_hashes(*buffers(pa.array(joined, pa.large_string())))
         distinct, first = np.unique(keys, return_index=True)
         found, at = _among(self.card_faults_seen, distinct)
         self.card_faults_seen = np.insert(self.card_faults_seen, at[~found], distinct[~found])
         keep = ~named
-        keep[rows[first[~found]]] = True
+        keep[rows[first[~found]]] = True  # (first: positions among ``rows``)
         return faults if keep.all() else faults[keep].reset_index(drop=True)
 
     def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
@@ -1046,7 +1051,13 @@ def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:
 
 def _named(values: pd.Series) -> np.ndarray:
     """Where a text field holds something: neither missing nor blank (a row rejected for
-    another fault keeps its blank id as text)."""
+    another fault keeps its blank id as text). A categorical by its codes (its categories are
+    a chunk's tens of thousands of round ids)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        used, at = np.unique(codes, return_inverse=True)
+        blank = values.cat.categories.take(np.maximum(used, 0)).to_numpy(dtype=object) == ""
+        return (codes >= 0) & ~blank[at.reshape(-1)]
     return (values.notna() & (values.astype(object) != "")).to_numpy(dtype=bool)
 
 
