@@ -221,8 +221,6 @@ def audit(
             with _progress(len(files), lang) as step:
                 result = engine.audit(paths, game=game, profiles=profiles, lang=lang, progress=step,
                                       encoding=encoding, delimiter=delimiter)
-        except ProfileError as exc:
-            _fail(t("cli.profile_error", lang, error=exc.text(lang)))
         except SpecError as exc:
             _fail(t("cli.spec_error", lang, error=exc))
 

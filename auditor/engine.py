@@ -708,14 +708,11 @@ class _GameRun:
         if not named.any():
             return faults
         rows = np.flatnonzero(named)
-        # One text per fault, its fields apart by a unit separator (as Python objects: a
-        # categorical's are the chunk's tens of thousands of round ids, hashed all at once).
+        # One text per fault, its fields apart by a unit separator (as plain objects: hashing a
+        # categorical would hash all of the chunk's tens of thousands of round ids).
         joined = np.full(len(rows), "", dtype=object)
         for name in ("table_id", "round_id", "started_at", "field", "text"):
-            values = faults[name]
-            values = (categorical_objects(values.array, rows) if isinstance(values.dtype, pd.CategoricalDtype)
-                      else values.to_numpy()[rows]).astype(str)
-            joined = joined + values + "\x1f"
+            joined = joined + _plain_at(faults[name], rows).to_numpy().astype(str) + "\x1f"
         keys = _text_hashes(*buffers(pa.array(joined, pa.large_string())))
         distinct, first = np.unique(keys, return_index=True)
         found, at = _among(self.card_faults_seen, distinct)
@@ -1051,14 +1048,9 @@ def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:
 
 def _named(values: pd.Series) -> np.ndarray:
     """Where a text field holds something: neither missing nor blank (a row rejected for
-    another fault keeps its blank id as text). A categorical by its codes (its categories are
-    a chunk's tens of thousands of round ids)."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy()
-        used, at = np.unique(codes, return_inverse=True)
-        blank = values.cat.categories.take(np.maximum(used, 0)).to_numpy(dtype=object) == ""
-        return (codes >= 0) & ~blank[at.reshape(-1)]
-    return (values.notna() & (values.astype(object) != "")).to_numpy(dtype=bool)
+    another fault keeps its blank id as text)."""
+    plain = _plain_at(values, np.arange(len(values)))
+    return (plain.notna() & (plain != "")).to_numpy(dtype=bool)
 
 
 def _row_mask(rejects: pd.DataFrame, n: int) -> np.ndarray:
