@@ -118,8 +118,10 @@ def _games(report: dict) -> list[dict]:
 
 
 def _rule_specs(report: dict) -> dict:
+    """The specs of the report's rules, by code, in the order of the games' names then of
+    each spec (the page's data holds them in this order: no set's order reaches the page)."""
     specs = {}
-    for game in {r["game"] for r in report["rules"]} | set(report["games"]):
+    for game in sorted({r["game"] for r in report["rules"]} | set(report["games"])):
         if game in GAMES:
             for rule in plugin(game).spec.rule:
                 specs[rule.code] = rule
