@@ -190,6 +190,50 @@ def test_print_layout_hides_controls(report_page):
         page.emulate_media(media="screen")
 
 
+# What a page of A4 holds between its margins (210 mm - 2 x 12 mm) at the CSS pixel's 96 per inch.
+A4_WIDTH = 703
+
+
+def _overflowing(page) -> list:
+    return page.evaluate("""() => [...document.querySelectorAll('body *')]
+        .filter(e => e.getBoundingClientRect().width > 0 && e.scrollWidth > e.clientWidth + 1
+                     && getComputedStyle(e).overflowX !== 'hidden')
+        .map(e => e.tagName + '.' + e.className + ': ' + (e.textContent || '').slice(0, 40))""")
+
+
+def test_print_gives_every_finding_of_the_view_with_its_evidence(browser, tmp_path):
+    """The printed report is what a reviewer signs: not the screen's page of 100, but every
+    finding the screen's filters keep, each with evidence and article, within an A4 page."""
+    result = synthetic_result(230)
+    page = Page(browser, write_html(result, tmp_path / "print.html"), width=A4_WIDTH)
+    p = page.page
+    try:
+        p.select_option("#filter-code", "PLB-WIN")  # every 5th: 46 findings
+        assert page.visible_rows() == 46
+        p.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+        p.emulate_media(media="print")
+        blocks = p.locator("#print-findings .pf")
+        assert blocks.count() == 46
+        assert not p.locator("#findings-table").is_visible()
+        note = p.inner_text("#print-note")
+        assert "Se imprimen 46 de los 230 hallazgos" in note and "Regla: PLB-WIN" in note
+        first = blocks.first.inner_text()
+        assert "PLB-WIN" in first and "Art. 15" in first and "Cartas del jugador:" in first
+        assert _overflowing(p) == []
+        p.evaluate("window.dispatchEvent(new Event('afterprint'))")
+        assert p.locator("#print-findings .pf").count() == 0
+        p.emulate_media(media="screen")
+        assert p.locator("#findings-table").is_visible() and page.visible_rows() == 46
+        p.click("#filter-reset")  # unfiltered: all 230, though the screen shows 100
+        assert page.visible_rows() == 100
+        p.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+        assert p.locator("#print-findings .pf").count() == 230
+        assert "Filtros de pantalla" not in p.inner_text("#print-note")
+        assert page.errors == [] and page.dialogs == []
+    finally:
+        page.close()
+
+
 def test_english_report(browser, tmp_path):
     result = audit([write_log(tmp_path / "mesa.csv", ROWS)], lang="en")
     page = Page(browser, write_html(result, tmp_path / "en.html"))

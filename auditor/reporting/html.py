@@ -132,7 +132,8 @@ def _rules(report: dict, lang: str, specs: dict) -> list[dict]:
     rules = []
     for r in report["rules"]:
         rule = specs.get(r["code"])
-        rules.append({**r, "quote": rule.quote if rule else "", "params": list(rule.params) if rule else [],
+        rules.append({**r, "quote": rule.quote if rule else "", "check": rule.check_in(lang) if rule else "",
+                      "params": list(rule.params) if rule else [],
                       "source_label": t(f"report.source_name.{r['source']}", lang),
                       "severity_label": t(f"report.severity_name.{r['severity']}", lang),
                       "status_label": t(f"report.rule_status.{r['status']}", lang)})
@@ -205,7 +206,9 @@ def _first_page(findings: list[dict], lang: str) -> list[dict]:
 
 
 _SCRIPT_LABELS = ("expected", "observed", "impact", "expected_vs_paid", "directive_quote", "no_quote", "location",
-                  "show_evidence", "hide_evidence", "page_of", "shown", "print_note")
+                  "show_evidence", "hide_evidence", "page_of", "shown", "print_page", "print_note",
+                  "print_screen_filters", "severity", "code", "table_id", "round_id", "seat", "hand", "dealer_id",
+                  "evidence", "filter_date_from", "filter_date_to", "date_format", "month_abbr")
 
 
 def _labels(lang: str) -> dict:
