@@ -261,3 +261,26 @@ def test_the_finding_model_has_nothing_that_validating_a_column_at_a_time_would_
     assert not (decorators.validators or decorators.field_validators or decorators.root_validators
                 or decorators.model_validators)
     assert set(Finding.model_config) <= {"frozen", "extra"}
+
+
+@pytest.mark.parametrize("lang, key, value, shown", [
+    ("es", "hand", "one_pair", "un par"),  # the names of Art. 4 of the poker directives
+    ("es", "poker", "high_card / four_of_a_kind", "sin combinación (carta alta) / póker"),
+    ("en", "poker", "high_card / four_of_a_kind", "no combination (high card) / four of a kind"),
+    ("es", "pulled_1", "first_community", "tras mostrarse la primera carta comunitaria"),
+    ("es", "batch_history", "new", "nuevo"),
+    ("es", "bets", "510.00/10.00+0.00/-1000.00", "510,00/10,00+0,00/-1\u202f000,00"),
+    ("en", "bets", "510.00/10.00+0.00/-1000.00", "510.00/10.00+0.00/-1,000.00"),
+    ("es", "hands", "1.0: 9H QH [S] pool 1.00/5.70; 2.1: 9H", "1/0: 9H QH [S] pool 1,00/5,70; 2/1: 9H"),
+    ("es", "bet", "10.00", "S/ 10,00"),
+    ("es", "unknown_key", "one_pair", "un par"),
+    # text as the log or a profile gives it stays as given, whatever it looks like
+    ("es", "deck_id", "10.00", "10.00"),
+    ("es", "deck_color", "flush", "flush"),
+    ("es", "cards", "ZZ 9H", "ZZ 9H"),
+    ("es", "hand", "two_pairs", "two_pairs"),  # not a value the catalogue names
+])
+def test_html_evidence_reads_as_the_reviewer_reads(lang, key, value, shown):
+    from auditor.reporting.html import _evidence
+
+    assert _evidence({key: value}, lang) == {key: shown}

@@ -141,14 +141,37 @@ def _rules(report: dict, lang: str, specs: dict) -> list[dict]:
     return rules
 
 
+_AMOUNT = re.compile(r"(?<![\w.])-?[0-9]+\.[0-9]{2}(?![\w.])")  # an amount inside a value: 510.00/10.00
+_HAND_LABEL = re.compile(r"(?:^|(?<=; ))([0-9]+)\.([0-9]+):")  # a round's hand in ``hands``: 2.0: (seat 2, hand 0)
+# Evidence that is text as the log or a profile gives it (a deck named "10.00", a card code
+# "flush"): shown as given.
+_AS_GIVEN = frozenset({"deck_id", "deck_color", "shoe_id", "profile", "field", "cards", "dealer_cards",
+                       "community_cards"})
+
+
 def _evidence(evidence: dict, lang: str) -> dict:
-    """Evidence with its plain amounts written as soles; other values as text."""
+    """Evidence as a reviewer reads it (the JSON and CSV keep the values as the checks give
+    them): a value that is one amount in soles; amounts within a value (``510.00/10.00+0.00``)
+    in the language's decimals; a value, or each part of one (``high_card / one_pair``), that
+    the catalogue names (``report.evidence_value.*``) by its name; a round's hands labelled
+    seat/hand as the findings table writes them (``2/0:``, not ``2.0:``, which reads as a
+    number). Text from the log or a profile (``_AS_GIVEN``) as given; other values as text."""
+    named = catalogue()
     out = {}
     for key, value in evidence.items():
         if value is None:
             text = ""
+        elif isinstance(value, str) and key in _AS_GIVEN:
+            text = value
         elif isinstance(value, str):
-            text = format_soles(decimal_to_cents(value), lang) if _MONEY.fullmatch(value) else value
+            if _MONEY.fullmatch(value):
+                text = format_soles(decimal_to_cents(value), lang)
+            else:
+                parts = [t(f"report.evidence_value.{p}", lang) if f"report.evidence_value.{p}" in named else p
+                         for p in value.split(" / ")]
+                text = _AMOUNT.sub(lambda m: format_soles(decimal_to_cents(m[0]), lang).replace("S/ ", ""),
+                                   " / ".join(parts))
+                text = _HAND_LABEL.sub(r"\1/\2:", text)
         else:
             text = json.dumps(value, ensure_ascii=False, sort_keys=True)
         out[key] = text
