@@ -284,3 +284,18 @@ def test_html_evidence_reads_as_the_reviewer_reads(lang, key, value, shown):
     from auditor.reporting.html import _evidence
 
     assert _evidence({key: value}, lang) == {key: shown}
+
+
+def test_a_filtered_html_says_which_figures_the_filters_narrow(tmp_path):
+    from auditor.reporting.filters import ReportFilters
+
+    result = audit([write_log(tmp_path / "faulty.csv", FAULTY)])
+    whole = render_html(result)
+    assert 'id="filtered-banner"' not in whole and "Sin los filtros del informe" not in whole
+    report = build_report(result, filters=ReportFilters(severity_min="critical"))
+    html = render_html(result, report=report)
+    total = len(result.findings)
+    shown = len(report["findings"])
+    assert shown < total
+    assert (f"cuentan los {shown} hallazgos que pasan los filtros del informe, de {total}" in html
+            and f"toda la auditoría ({total} hallazgos)" in html)
