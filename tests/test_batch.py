@@ -248,6 +248,11 @@ def test_exit_codes_and_partial_runs(tmp_path):
     assert cli.invoke(app, ["batch", str(logs), "--out", str(out), "--workers", "0"]).exit_code == 2
     index = (out / "index.html").read_text()
     assert "runs/0001/batch.html" in index and "runs/0002/batch.html" in index
+    # each run's start as every report's time: Lima's, written for the reader (the ledger keeps UTC)
+    started = Ledger(out / "audit.db").runs()[0]["started_at"]
+    lima = pd.Timestamp(started).tz_convert("America/Lima")
+    assert started not in index and lima.strftime("<td>%d/%m/%Y %H:%M:%S</td>") in index
+    assert "Inicio (hora de Lima)" in index
 
 
 def test_a_file_none_of_whose_records_could_be_audited_fails_the_batch_and_keeps_its_rejects(tmp_path):

@@ -20,6 +20,8 @@ import pandas as pd
 from jinja2 import Environment, StrictUndefined
 
 from ..i18n import t
+from ..engine import LIMA
+from ..reporting.html import format_datetime
 
 __all__ = ["write_run", "write_index", "assemble_result", "MAX_ROWS"]
 
@@ -209,7 +211,8 @@ def write_run(run_dir: Path, *, run_id: int, lang: str, pieces, failed_paths, fa
     for f in history[:MAX_ROWS]:
         rows.append({**f, "cls": f["state"], "state": L[f["state"]] + (f" ({L['repeated']})" if f["repeated"] else ""),
                      "waiver": f["waiver"] or "", "seat": "" if f["seat"] is None else f["seat"],
-                     "hand": "" if f["hand"] is None else f["hand"], "started_at": f["started_at"] or ""})
+                     "hand": "" if f["hand"] is None else f["hand"],
+                     "started_at": format_datetime(f["started_at"], lang, seconds=True)})
     truncated = t("batch.page.truncated", lang, shown=MAX_ROWS, total=len(history)) if len(history) > MAX_ROWS else ""
     wrows = [{"id": w.id, "code": w.code, "tables": ", ".join(w.tables),
               "period": f"{w.valid_from.isoformat()} – {w.valid_until.isoformat()}",
@@ -244,9 +247,19 @@ def _history(run_id: int, state: dict, ledger, waivers_by_id) -> list[dict]:
     return out
 
 
+def _in_lima(iso: str) -> str:
+    """A run's start (the ledger keeps it in UTC) in Lima time, as the reports give every time."""
+    try:
+        return pd.Timestamp(iso).tz_convert(LIMA).isoformat()
+    except (ValueError, TypeError):
+        return iso
+
+
 def write_index(out: Path, ledger, lang: str) -> Path:
     L = _labels(lang)
-    runs = [{**r, "href": r["report_dir"].replace(os.sep, "/")} for r in reversed(ledger.runs())]
+    runs = [{**r, "href": r["report_dir"].replace(os.sep, "/"),
+             "started_at": format_datetime(_in_lima(r["started_at"]), lang, seconds=True)}
+            for r in reversed(ledger.runs())]
     html = _env().from_string(INDEX_PAGE).render(lang=lang, L=L, style=STYLE, runs=runs)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "index.html"
