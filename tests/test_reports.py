@@ -299,3 +299,22 @@ def test_a_filtered_html_says_which_figures_the_filters_narrow(tmp_path):
     assert shown < total
     assert (f"cuentan los {shown} hallazgos que pasan los filtros del informe, de {total}" in html
             and f"toda la auditoría ({total} hallazgos)" in html)
+
+
+@pytest.mark.parametrize("span", [1, 2, 3, 4, 5, 8, 15, 31, 400])
+def test_the_day_chart_labels_keep_clear_of_each_other(span):
+    import re
+    from datetime import date, timedelta
+
+    from auditor.reporting.html import _bar_chart_days
+
+    first = date(2026, 11, 1)
+    days = [(first.isoformat(), 2), ((first + timedelta(span - 1)).isoformat(), 3)] if span > 1 else [(first.isoformat(), 2)]
+    svg = str(_bar_chart_days(days, title="x", lang="es"))
+    width = 66  # a label "01/11/2026" at 11 px
+    extents = []
+    for x, anchor in re.findall(r'<text x="([\d.]+)" y="\d+" text-anchor="(\w+)" class="chart-label">\d', svg):
+        left = float(x) - {"start": 0, "middle": width / 2, "end": width}[anchor]
+        extents.append((left, left + width))
+    assert extents and extents[0][0] >= 0 and extents[-1][1] <= 640
+    assert all(a[1] + 4 <= b[0] for a, b in zip(extents, extents[1:])), extents

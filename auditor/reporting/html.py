@@ -282,7 +282,9 @@ def _bar_chart_days(days: list[tuple[str, int]], *, title: str, lang: str) -> Ma
     width, height, left, bottom, top_pad = 640, 200, 46, 34, 24
     plot_w, plot_h = width - left - 10, height - bottom - top_pad
     top = max(n for _, n in series) or 1
-    step = min(plot_w / len(series), 48.0)
+    # A day's label is about 65 px wide: a short span's bars are drawn wide enough that the
+    # first and last day's labels (anchored at the ends, facing each other) do not meet.
+    step = min(plot_w / len(series), max(48.0, 150.0 / max(len(series) - 1, 1)))
     parts = [f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" '
              f'width="{width}" height="{height}" aria-label="{escape(title)}"><title>{escape(title)}</title>',
              f'<text x="0" y="13" class="chart-title">{escape(title)}</text>',
@@ -295,7 +297,9 @@ def _bar_chart_days(days: list[tuple[str, int]], *, title: str, lang: str) -> Ma
         parts.append(f'<rect x="{x + step * 0.1:.1f}" y="{top_pad + plot_h - h:.1f}" width="{max(step * 0.8, 0.5):.1f}" '
                      f'height="{h:.1f}" fill="#2f5d8a"><title>{escape(format_day(day, lang))}: '
                      f'{escape(format_count(n, lang))}</title></rect>')
-    ticks = sorted({0, len(series) - 1, (len(series) - 1) // 2})
+    last, middle = len(series) - 1, (len(series) - 1) // 2
+    # the middle day only where its label (centred) keeps clear of both ends' labels
+    ticks = sorted({0, last} | ({middle} if min(middle, last - middle) * step >= 110 else set()))
     for i in ticks:
         x = left + i * step + step / 2
         anchor = "start" if i == 0 and len(ticks) > 1 else ("end" if i == len(series) - 1 and i else "middle")
