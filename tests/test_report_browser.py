@@ -148,6 +148,14 @@ def test_filters_and_sorting_change_the_visible_findings(report_page):
     first = page.locator("#findings-body tr.finding").first.locator("td").last.inner_text()
     assert first.startswith("-S/ 10,00")
     assert "Mostrados: 3 de 3" in page.inner_text("#filter-count")
+    impact = page.locator("#findings-table th[data-sort='impact']")
+    assert impact.get_attribute("aria-sort") == "ascending"
+    impact.focus()  # and from the keyboard: the column sorts the other way
+    page.keyboard.press("Enter")
+    assert impact.get_attribute("aria-sort") == "descending"
+    first = page.locator("#findings-body tr.finding").first.locator("td").last.inner_text()
+    assert first.startswith("S/ 5,00")
+    assert page.locator("#findings-table th[data-sort='time']").get_attribute("aria-sort") == "none"
     assert report_page.errors == []
 
 

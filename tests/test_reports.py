@@ -147,6 +147,7 @@ def test_html_in_english(tmp_path):
                   "Filter by severity", "S/ 40.00"):
         assert label in html
     assert "Reglas verificadas" not in html
+    assert '<blockquote lang="es">«' in html  # the directive's words stay Spanish, and say so
 
 
 def test_html_folds_a_long_list_of_files_under_a_line_that_counts_them(tmp_path):
