@@ -319,3 +319,14 @@ def test_the_day_chart_labels_keep_clear_of_each_other(span):
         extents.append((left, left + width))
     assert extents and extents[0][0] >= 0 and extents[-1][1] <= 640
     assert all(a[1] + 4 <= b[0] for a, b in zip(extents, extents[1:])), extents
+
+
+def test_a_bet_limit_finding_shows_the_limits_it_compares(tmp_path):
+    from auditor.profiles import PotLuckProfile
+
+    posted = PotLuckProfile(id="mesa", max_bet="500.00", min_pool_bet="1.00", max_pool_bet="50.00")
+    result = audit([write_log(tmp_path / "mesa.csv", [hand("1", bet="600.00", net_main="600.00")])],
+                   profiles=[posted])
+    (finding,) = [f for f in build_report(result)["findings"] if f["code"] == "PLB-BET-LIMITS"]
+    assert finding["evidence"]["bet_limits"] == "—–500.00; pool 1.00–50.00"  # no minimum posted
+    assert finding["evidence"]["bet"] == "600.00"

@@ -24,7 +24,7 @@ __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_r
            "capped_pay_mismatch", "capped_pay_result", "prizes_paid", "pays_less_above", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled", "categorical_objects", "text_codes",
-           "unique_groups", "repeated", "seat_keys", "KEY_BASE"]
+           "unique_groups", "repeated", "seat_keys", "KEY_BASE", "limits_evidence"]
 
 
 @dataclass(frozen=True)
@@ -334,6 +334,20 @@ def money_text(cents: np.ndarray) -> list[str]:
     return cents_text(cents).tolist()
 
 
+def limits_evidence(*limits: tuple[str, np.ndarray, np.ndarray]) -> Callable[[np.ndarray], dict[str, list]]:
+    """The posted limits a bet-limit finding compares its bets with, as evidence: for each
+    (label, minimum, maximum) in céntimos per row, ``label min–max`` ("—" where the profile
+    posts no such limit), joined by "; "."""
+    def evidence(idx: np.ndarray) -> dict[str, list]:
+        texts = []
+        for label, low, high in limits:
+            lo, hi = money_text(low[idx]), money_text(high[idx])
+            texts.append([f"{label}{a if x >= 0 else '—'}–{b if y >= 0 else '—'}"
+                          for a, b, x, y in zip(lo, hi, low[idx].tolist(), high[idx].tolist())])
+        return {"bet_limits": ["; ".join(parts) for parts in zip(*texts)]}
+    return evidence
+
+
 def column_values(frame: pd.DataFrame, name: str, rows: np.ndarray) -> list:
     """The values of a column at ``rows``: only those rows are converted to Python objects."""
     values = frame[name].array
@@ -400,13 +414,20 @@ class GameContext:
         posts none)."""
         return self.profiles.column(self.which, name, cents=cents, missing=missing)
 
-    def hands_result(self, applies, violates, **kw) -> CheckResult:
+    def hands_result(self, applies, violates, *, more_evidence=None, **kw) -> CheckResult:
+        """A result over the hand rows; ``more_evidence`` (rows -> dict of lists), what the
+        rule adds to the evidence every rule of the game gives."""
         return CheckResult(frame=self.hands, applies=applies, violates=violates,
-                           evidence=self.hand_evidence, round_index=self.rid, **kw)
+                           evidence=_joined_evidence(self.hand_evidence, more_evidence), round_index=self.rid, **kw)
 
-    def rounds_result(self, applies, violates, **kw) -> CheckResult:
+    def rounds_result(self, applies, violates, *, more_evidence=None, **kw) -> CheckResult:
         return CheckResult(frame=self.rounds, applies=applies, violates=violates,
-                           evidence=self.round_evidence, round_index=np.arange(self.n_rounds), **kw)
+                           evidence=_joined_evidence(self.round_evidence, more_evidence),
+                           round_index=np.arange(self.n_rounds), **kw)
+
+
+def _joined_evidence(evidence, more):
+    return evidence if more is None else (lambda idx: {**evidence(idx), **more(idx)})
 
 
 def card_faults_result(ctx: GameContext) -> CheckResult:

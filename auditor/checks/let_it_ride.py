@@ -19,7 +19,7 @@ from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, money_text, column_values, joined, repeated, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, limits_evidence, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -187,7 +187,8 @@ def check_bet_limits(ctx: Context) -> CheckResult:
     bonus_bad = (stake >= 0) & (ctx.bonus_bet > 0) & (ctx.bonus_bet != stake)
     violates, reason, keys = reasons((base_bad, "reason.lir.bet_base"), (bonus_bad, "reason.lir.bet_bonus"))
     return ctx.hands_result(posted, violates, reason=reason, reasons=keys,
-                            note="" if posted.any() or not len(posted) else "note.no_limits_posted")
+                            note="" if posted.any() or not len(posted) else "note.no_limits_posted",
+                            more_evidence=limits_evidence(("", lo, hi), ("bonus ", stake, stake)))
 
 
 def check_pull_1(ctx: Context) -> CheckResult:

@@ -17,7 +17,7 @@ from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
 from ..cards import cards_text
-from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, CheckResult, group_any, group_max, group_sum, letters_text, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
+from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, CheckResult, group_any, group_max, group_sum, letters_text, limits_evidence, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -557,7 +557,8 @@ def check_bet_limits(ctx: Context) -> CheckResult:
     pool_bad = pool & (((plo >= 0) & (ctx.pool_bet < plo)) | ((phi >= 0) & (ctx.pool_bet > phi)))
     violates, reason, keys = reasons((main_bad, "reason.plb.bet_main"), (pool_bad, "reason.plb.bet_pool"))
     return ctx.hands_result(original & posted, violates, reason=reason, reasons=keys,
-                            note="" if posted.any() or not len(posted) else "note.no_limits_posted")
+                            note="" if posted.any() or not len(posted) else "note.no_limits_posted",
+                            more_evidence=limits_evidence(("", lo, hi), ("pool ", plo, phi)))
 
 
 def check_pay_limit(ctx: Context) -> CheckResult:

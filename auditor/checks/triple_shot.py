@@ -20,7 +20,7 @@ from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, letters_text, money_text, column_values, joined, repeated, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, letters_text, limits_evidence, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -314,7 +314,7 @@ def check_bet_limits(ctx: Context) -> CheckResult:
     posted for it (a bet without its own posted limits uses the table's min_bet/max_bet)."""
     r = ctx.rid
     base_lo, base_hi = ctx.param("min_bet", cents=True), ctx.param("max_bet", cents=True)
-    pairs, any_posted = [], np.zeros(len(r), bool)
+    pairs, posted_limits, any_posted = [], [], np.zeros(len(r), bool)
     for bet, name, key in ((ctx.bet_war, "war", "reason.ts.bet_war"), (ctx.bet_bj, "bj", "reason.ts.bet_bj"),
                            (ctx.bet_poker, "poker", "reason.ts.bet_poker"),
                            (ctx.bonus_bet, "bonus", "reason.ts.bet_bonus")):
@@ -322,12 +322,14 @@ def check_bet_limits(ctx: Context) -> CheckResult:
         if name != "bonus":
             lo, hi = np.where(lo >= 0, lo, base_lo), np.where(hi >= 0, hi, base_hi)
         lo, hi = lo[r], hi[r]
+        posted_limits.append((f"{name} ", lo, hi))
         any_posted |= (lo >= 0) | (hi >= 0)
         placed = bet > 0
         pairs.append((placed & (((lo >= 0) & (bet < lo)) | ((hi >= 0) & (bet > hi))), key))
     violates, reason, keys = reasons(*pairs)
     return ctx.hands_result(any_posted, violates, reason=reason, reasons=keys,
-                            note="" if any_posted.any() or not len(any_posted) else "note.no_limits_posted")
+                            note="" if any_posted.any() or not len(any_posted) else "note.no_limits_posted",
+                            more_evidence=limits_evidence(*posted_limits))
 
 
 def check_pay_limit(ctx: Context) -> CheckResult:
