@@ -330,3 +330,13 @@ def test_a_bet_limit_finding_shows_the_limits_it_compares(tmp_path):
     (finding,) = [f for f in build_report(result)["findings"] if f["code"] == "PLB-BET-LIMITS"]
     assert finding["evidence"]["bet_limits"] == "—–500.00; pool 1.00–50.00"  # no minimum posted
     assert finding["evidence"]["bet"] == "600.00"
+
+
+def test_a_shoe_finding_names_the_cards_dealt_too_often(tmp_path):
+    from auditor.profiles import PotLuckProfile
+
+    rows = [hand("1", dealer="TH 7C", cards="TH 9D", actions="S", net_main="10.00"),
+            hand("1", seat="2", dealer="TH 7C", cards="7C 7C TH", actions="HS", net_main="-10.00")]
+    result = audit([write_log(tmp_path / "mesa.csv", rows)], profiles=[PotLuckProfile(id="mesa", decks=2)])
+    (finding,) = [f for f in build_report(result)["findings"] if f["code"] == "PLB-SHOE"]
+    assert finding["evidence"]["repeated_cards"] == "7C×3 TH×3"  # two decks hold two of each

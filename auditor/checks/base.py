@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..cards import cards_text
 from ..compiled import kernel
 from ..money import cents_text
 from ..rowwise import frame_rows, rows_text
@@ -24,7 +25,7 @@ __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_r
            "capped_pay_mismatch", "capped_pay_result", "prizes_paid", "pays_less_above", "round_index",
            "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled", "categorical_objects", "text_codes",
-           "unique_groups", "repeated", "seat_keys", "KEY_BASE", "limits_evidence"]
+           "unique_groups", "repeated", "seat_keys", "KEY_BASE", "limits_evidence", "copies_evidence"]
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,25 @@ def _most_copies(first, cards, shared):
             counts[c] = 0
         most[r] = m
     return most
+
+
+def copies_evidence(ctx: GameContext, shared: np.ndarray, allowed: np.ndarray | int = 1):
+    """Evidence of a rule on the copies of a card in a round (``most_copies``): the cards the
+    round holds more often than ``allowed`` (per round, or one number), each with its count
+    (``3D×2``). Built for the violating rounds only, a round at a time."""
+    allowed = np.broadcast_to(np.asarray(allowed), (ctx.n_rounds,))
+
+    def evidence(idx: np.ndarray) -> dict[str, list]:
+        texts = []
+        for r in idx.tolist():
+            end = ctx.first[r + 1] if r + 1 < ctx.n_rounds else len(ctx.cards)
+            codes = np.concatenate([ctx.cards[ctx.first[r]:end].ravel(), shared[r]])
+            counts = np.bincount(codes[codes >= 0], minlength=64)
+            over = np.flatnonzero(counts > allowed[r])
+            names = cards_text(over[None, :].astype(ctx.cards.dtype))[0].split(" ") if len(over) else []
+            texts.append(" ".join(f"{name}×{counts[c]}" for name, c in zip(names, over.tolist())))
+        return {"repeated_cards": texts}
+    return evidence
 
 
 def positions_result(ctx: GameContext, seats: int, too_many: str, outside: str) -> CheckResult:

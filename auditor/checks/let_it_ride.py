@@ -19,7 +19,7 @@ from ..logs.ingest import HandTable
 from ..logs.schema import PULL_VALUES
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, limits_evidence, money_text, column_values, joined, repeated, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, copies_evidence, limits_evidence, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS"]
 
@@ -154,7 +154,8 @@ def check_hand(ctx: Context) -> CheckResult:
 def check_one_deck(ctx: Context) -> CheckResult:
     """Art. 1 h: a round is dealt from one 52-card deck, so no card appears twice among the
     players' and the community cards."""
-    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), most_copies(ctx, ctx.community) > 1)
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), most_copies(ctx, ctx.community) > 1,
+                             more_evidence=copies_evidence(ctx, ctx.community))
 
 
 def check_two_decks(ctx: Context) -> CheckResult:

@@ -17,7 +17,7 @@ from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
 from ..cards import cards_text
-from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, CheckResult, group_any, group_max, group_sum, letters_text, limits_evidence, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
+from .base import most_copies, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, CheckResult, group_any, group_max, group_sum, letters_text, copies_evidence, limits_evidence, money_text, column_values, joined, unique_groups, seat_keys, KEY_BASE
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "OUTCOME_CODE"]
 
@@ -310,7 +310,9 @@ def check_cards(ctx: Context) -> CheckResult:
 
 def check_shoe(ctx: Context) -> CheckResult:
     """No card appears in a round more often than the posted number of decks holds."""
-    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), most_copies(ctx, ctx.dealer) > ctx.param("decks"))
+    decks = ctx.param("decks")
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), most_copies(ctx, ctx.dealer) > decks,
+                             more_evidence=copies_evidence(ctx, ctx.dealer, decks))
 
 
 def check_surrender(ctx: Context) -> CheckResult:

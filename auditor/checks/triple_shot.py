@@ -20,7 +20,7 @@ from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
 from ..rowwise import rows_at
-from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, letters_text, limits_evidence, money_text, column_values, joined, repeated, seat_keys
+from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, letters_text, copies_evidence, limits_evidence, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
 
@@ -214,7 +214,8 @@ def check_six_cards(ctx: Context) -> CheckResult:
 def check_one_deck(ctx: Context) -> CheckResult:
     """Art. 1 h and Art. 2 c.3: a round is dealt from one 52-card deck, so no card appears
     twice among the players' and the dealer's cards."""
-    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), most_copies(ctx, ctx.dealer) > 1)
+    return ctx.rounds_result(np.ones(ctx.n_rounds, bool), most_copies(ctx, ctx.dealer) > 1,
+                             more_evidence=copies_evidence(ctx, ctx.dealer))
 
 
 def check_two_decks(ctx: Context) -> CheckResult:
