@@ -129,8 +129,8 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     unaudited: list[str] = []
     games = sorted(sources) if game is None else [game]
     for g in games:
-        run = _GameRun(g, profiles, lang)
         srcs = _in_time_order(sources.get(g, []))
+        run = _GameRun(g, profiles, lang, line_rounds={str(s.path) for s in srcs if s.kind == "jsonl"})
         errors: dict[str, str] = {}
         chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress), run.prepare)
         try:
@@ -501,8 +501,9 @@ class _GameRun:
     audited twice) and each table's last round (rules that compare a round with the table's
     previous one, such as the alternation of decks)."""
 
-    def __init__(self, game: str, profiles, lang: str):
+    def __init__(self, game: str, profiles, lang: str, line_rounds: set[str] = frozenset()):
         self.game, self.lang = game, lang
+        self.line_rounds = line_rounds  # files whose every record (a JSONL line) is a round by itself
         self.plugin = plugin(game)
         self.profiles = ProfileSet(game, list(profiles))
         # per rule: rounds checked, violations, note, error (a check that raised)
@@ -586,12 +587,15 @@ class _GameRun:
         rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
         # A round is audited whole or not at all: its other rows are rejected too, each
-        # naming the first line that caused it.
-        rkey = df["_rkey"].to_numpy()
-        in_bad_round = np.isin(rkey, np.unique(rkey[bad_rows]))
+        # naming the first line that caused it; so are the rounds a row without a readable
+        # table or round id may belong to (``_next_to_unnamed``).
+        rkey, lines = df["_rkey"].to_numpy(), df["_line"].to_numpy()
+        near, near_cause = _next_to_unnamed(df, rejects, self.line_rounds)
+        cause_keys, cause_lines = np.r_[rkey[bad_rows], rkey[near]], np.r_[lines[bad_rows], near_cause]
+        in_bad_round = np.isin(rkey, np.unique(cause_keys))
         follow = in_bad_round & ~bad_rows
         if follow.any():
-            cause = pd.Series(df["_line"].to_numpy()[bad_rows]).groupby(rkey[bad_rows]).min()
+            cause = pd.Series(cause_lines).groupby(cause_keys).min()
             extra = collect_rejects(df, [(follow, "", "reject.round_incomplete")])
             extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
             rejects = pd.concat([rejects, extra], ignore_index=True)
@@ -601,7 +605,9 @@ class _GameRun:
         self.rejects.append(rejects)
 
         unaudited = own & ~audited[rounds[1]]  # of rounds that no copy has had audited
-        gaps = _gaps(df, unaudited)
+        # (a round next to a row without its ids is not audited either: a gap in its table's
+        # sequence, as a round with a fault of its own is)
+        gaps = _gaps(df, unaudited | (np.isin(rkey, rkey[near]) & ~audited[rounds[1]]), self.previous)
         if unaudited.any():
             blamed = unaudited & ~self._refused_before(df, rounds, parts, unaudited)
             # (by the codes: the column as Python strings would be 40 ms a chunk)
@@ -1053,6 +1059,49 @@ def _named(values: pd.Series) -> np.ndarray:
     return (plain.notna() & (plain != "")).to_numpy(dtype=bool)
 
 
+_ID_FIELDS = ("table_id", "round_id")
+_UNREADABLE = ("reject.missing", "reject.too_long", "reject.bad_text")  # an id that names nothing
+
+
+def _next_to_unnamed(df: pd.DataFrame, rejects: pd.DataFrame, line_rounds: set[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, the line of the row that makes each one's round unauditable): for each row
+    whose table or round id is missing or unreadable (it names no round), the nearest row
+    before it and the nearest after it whose ids are readable, in the same file, where they
+    agree with the id the row has. An export gives a round's rows together, so such a row is
+    most likely of the round beside it, which is then not audited without it: a hand left
+    out would change the round's pool, shoe or payments into false findings. (A JSONL line,
+    ``line_rounds``, is a whole round by itself: rejected whole, it leaves no round short.)
+    The readers never cut a file's rows between such a row and the rows beside it
+    (``logs.sources``), so this does not depend on the chunks."""
+    rows = rejects["_row"].to_numpy()
+    fields = rejects["field"].to_numpy()
+    named = (rows >= 0) & np.isin(fields, _ID_FIELDS) & np.isin(rejects["reason"].to_numpy(), _UNREADABLE)
+    if not named.any():
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    n = len(df)
+    bad = {f: np.zeros(n, bool) for f in _ID_FIELDS}
+    for f in _ID_FIELDS:
+        bad[f][rows[named & (fields == f)]] = True
+    unnamed = bad["table_id"] | bad["round_id"]
+    files = df["_file"].astype("category").array
+    if line_rounds:
+        unnamed &= ~np.isin(files.codes, np.flatnonzero(files.categories.isin(list(line_rounds))))
+    at = np.arange(n)
+    before = np.maximum.accumulate(np.where(unnamed, -1, at))  # the last readable row at or before
+    after = np.minimum.accumulate(np.where(unnamed, n, at)[::-1])[::-1]  # the first at or after
+    u = np.flatnonzero(unnamed)
+    codes = {"table_id": df["_tcode"].to_numpy(), "round_id": df["_rcode"].to_numpy()}
+    out_rows, out_lines = [], []
+    for side in (before[u], after[u]):
+        j = np.clip(side, 0, n - 1)
+        ok = (side >= 0) & (side < n) & (files.codes[j] == files.codes[u])
+        for f in _ID_FIELDS:
+            ok &= bad[f][u] | (codes[f][j] == codes[f][u])
+        out_rows.append(j[ok])
+        out_lines.append(df["_line"].to_numpy()[u][ok])
+    return np.concatenate(out_rows), np.concatenate(out_lines)
+
+
 def _row_mask(rejects: pd.DataFrame, n: int) -> np.ndarray:
     mask = np.zeros(n, dtype=bool)
     rows = rejects["_row"].to_numpy()
@@ -1162,14 +1211,55 @@ def _per_file(keys: np.ndarray, of_row: np.ndarray, df: pd.DataFrame, rows: np.n
     return keys[of_row[idx]] * np.uint64(1_000_003) ^ _hashed(df["_file"], idx)
 
 
-def _gaps(df: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = ()) -> pd.DataFrame:
     """(table_id, round_id, started_at) of each round of the ``rows`` (rejected for a fault
     of their own, of rounds not audited from another copy): such a round sits in its
-    table's sequence (``checks.base.previous_rounds``). A round whose table, id or time is
-    unreadable has no place in one and is left out."""
-    found = frame_rows(df[["table_id", "round_id", "started_at"]], _first_of_each_round(df, rows))
+    table's sequence (``checks.base.previous_rounds``). A round whose time is unreadable is
+    placed where its file has it (``_placed_by_the_file``); one whose table or id is
+    unreadable has no place in a sequence and is left out (the rounds beside it in its file
+    are not audited: ``_next_to_unnamed``)."""
+    at = _first_of_each_round(df, rows)
+    found = frame_rows(df[["table_id", "round_id", "started_at"]], at)
+    untimed = found["started_at"].isna().to_numpy()
+    if untimed.any():
+        found["started_at"] = _placed_by_the_file(df, at, untimed, found, previous)
     placed = found["table_id"].notna() & found["round_id"].notna() & found["started_at"].notna()
     return found if placed.all() else found[placed].reset_index(drop=True)
+
+
+def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, found: pd.DataFrame,
+                        previous: list[dict]) -> pd.Series:
+    """The times of the rounds ``found`` (their first rows are ``at``), those ``untimed`` (an
+    unreadable start) given one from their file: just before the next round of their table in
+    the chunk's reading order that has one, else just after the one before it, in the chunk
+    or carried from the chunks before (``previous``), by the clock's least step. An export
+    gives a table's rounds in time order, so the round keeps its place in the table's
+    sequence and the round after it is not compared across it (with the round before it: a
+    false two-deck finding)."""
+    times = found["started_at"]
+    when = df["started_at"]
+    unit, tz = when.dt.unit, when.dt.tz
+    vals = when.array.asi8
+    none = np.iinfo(np.int64).min  # (NaT)
+    n = len(df)
+    order = np.lexsort((np.arange(n), df["_tcode"].to_numpy()))  # each table's rows, in reading order
+    table, timed = df["_tcode"].to_numpy()[order], vals[order] != none
+    place = np.empty(n, np.int64)
+    place[order] = np.arange(n)
+    nxt = np.minimum.accumulate(np.where(timed, np.arange(n), n)[::-1])[::-1]  # the first timed row from here
+    prv = np.maximum.accumulate(np.where(timed, np.arange(n), -1))  # the last timed row up to here
+    k = place[at[untimed]]
+    after, before = np.minimum(nxt[k], n - 1), np.maximum(prv[k], 0)
+    has_after = (nxt[k] < n) & (table[after] == table[k])
+    has_before = (prv[k] >= 0) & (table[before] == table[k])
+    carried = {r["table_id"]: r["started_at"] for r in previous if r["started_at"] is not pd.NaT}
+    last_known = np.array([pd.Timestamp(carried[t]).as_unit(unit).asm8.astype(np.int64) + 1 if t in carried else none
+                           for t in found["table_id"].to_numpy()[untimed].tolist()], np.int64)
+    out = times.array.asi8.copy()
+    out[untimed] = np.where(has_after, vals[order[after]] - 1,
+                            np.where(has_before, vals[order[before]] + 1, last_known))
+    placed = pd.DatetimeIndex(out.view(f"M8[{unit}]")).tz_localize("UTC").tz_convert(tz)
+    return pd.Series(placed, index=times.index)
 
 
 def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataFrame:

@@ -569,3 +569,58 @@ def test_a_folder_of_daily_exports_audits_as_the_log_it_was_cut_from(tmp_path, g
     assert len(whole.findings) > 20
     for chunk_rows in (10**9, 450):
         assert _seen(audit([folder], profiles=PROFILES, chunk_rows=chunk_rows)) == _seen(whole), chunk_rows
+
+
+def _broken_round(frame: pd.DataFrame, nth: int) -> pd.Index:
+    """The rows of the nth round of more than one row of the log's first table."""
+    table = frame[frame["table_id"] == frame["table_id"].iloc[0]]
+    sizes = table.groupby("round_id", sort=False).size()
+    return table.index[table["round_id"] == sizes[sizes > 1].index[nth]]
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_row_without_its_ids_leaves_the_round_beside_it_unaudited(tmp_path, game, suffix):
+    """A row whose table or round id is blank or unreadable names no round, but an export gives
+    a round's rows together: it is taken to be of the round beside it, which is not audited
+    short of a hand (a pool or a payment without it made false findings), whatever the chunks;
+    every row is still counted, read = audited + rejected."""
+    log, _ = run(game, rounds=200, seed=8, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    assert audit([log], profiles=PROFILES).findings.empty
+    broken = []
+    for nth, (field, value) in enumerate([("table_id", ""), ("round_id", " "), ("round_id", "R" * 65),
+                                          ("table_id", "")]):
+        rows = _broken_round(frame, 3 * nth + 1)
+        frame.loc[rows[1 if nth < 3 else 0], field] = value  # the last: the round's first row
+        broken.append(rows)
+    path = tmp_path / f"log{suffix}"
+    if suffix == ".csv":
+        frame.to_csv(path, index=False)
+    else:
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=37)
+    reports = [audit([path], profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50, 9)]
+    for report in reports:
+        assert report.findings.empty, report.findings[["round_id", "code"]]
+        lines, first = set(report.rejected["line"]), 2 if suffix == ".csv" else 1  # (a Parquet row: its number)
+        assert all({int(i) + first for i in rows} <= lines for rows in broken)
+        (summary,) = report.inputs
+        assert summary.records_read == len(frame) == summary.records_audited + summary.records_rejected
+    assert all(_summary(r) == _summary(reports[0]) for r in reports[1:])
+
+
+@pytest.mark.parametrize("game", ["let-it-ride", "triple-shot"])
+def test_a_round_whose_time_is_unreadable_still_breaks_the_deck_sequence(tmp_path, game):
+    """A round rejected for an unreadable start keeps its place in its table's sequence, where
+    its file has it: the round after it is not compared with the round before it (the same
+    deck, two rounds apart), which made a false two-deck finding, in one chunk or several."""
+    log, _ = run(game, rounds=300, seed=6, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    assert audit([log], profiles=PROFILES).findings.empty
+    for nth, value in enumerate(("n/a", "1850-01-01T00:00:00-05:00", "2026-11-01T25:00:00-05:00")):
+        frame.loc[_broken_round(frame, 20 * nth + 10), "started_at"] = value
+    frame.to_csv(log, index=False)
+    for chunk_rows in (10**9, 700, 50, 9):
+        result = audit([log], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert result.findings.empty, (chunk_rows, result.findings[["round_id", "code"]])
+        assert set(result.rejected["reason"]) <= {"reject.bad_time", "reject.round_incomplete"}

@@ -111,6 +111,8 @@ class Source:
             if held is not None:
                 table = concat_batches([held, table])
             cut = _last_round_start(table)
+            while cut and (_unnamed_at(table, cut - 1) or _unnamed_at(table, cut)):
+                cut = _last_round_start(table.slice(0, cut))
             held = table.slice(cut)
             if cut:
                 yield table.slice(0, cut)
@@ -594,6 +596,18 @@ def _after_first_line(text: bytes) -> int:
     if cr < 0 or 0 <= lf < cr:
         return lf + 1
     return cr + 2 if text[cr + 1:cr + 2] == b"\n" else cr + 1
+
+
+def _unnamed_at(table: pa.Table, row: int) -> bool:
+    """Whether the row's table or round id may be unreadable (blank, longer than an id, a
+    control character; 64: the format's longest id, ``logs.schema``): a row the audit takes to be of the rounds beside it
+    (``engine._next_to_unnamed``), so no batch ends or begins with it. Said of more rows than
+    the ingest rejects, never fewer: such rows are rare, and a cut moved earlier costs nothing."""
+    for name in ("table_id", "round_id"):
+        value = table.column(name)[row].as_py()
+        if value is None or not value.strip() or len(value) > 64 or any(c < " " for c in value):
+            return True
+    return False
 
 
 def _last_round_start(table: pa.Table) -> int:
