@@ -484,3 +484,32 @@ def test_a_json_line_that_is_no_round_says_which_and_where_not_in_the_parsers_wo
     assert list(zip(rejected["line"], rejected["reason"], rejected["detail"])) == [
         (1, "reject.bad_json", "9"), (2, "reject.not_a_round", ""), (3, "reject.not_a_round", ""),
         (4, "reject.not_a_round", ""), (5, "reject.bad_text", "")]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_a_record_of_another_game_is_rejected_for_that_alone(tmp_path, suffix):
+    """A round of another game (a roulette round in a Let It Ride export) is not this game's to
+    judge: rejected for being another game's, with no card finding for a card this game's deck
+    lacks, nor any other reason."""
+    import json
+
+    import pandas as pd
+
+    from auditor.simulate import run
+
+    log, _ = run("let-it-ride", rounds=20, seed=1, faults=0.0, out=tmp_path / f"lir{suffix}")
+    if suffix == ".jsonl":
+        lines = log.read_text().splitlines()
+        doc = json.loads(lines[3])
+        doc["game"], doc["hands"][0]["cards"], doc["hands"][0]["bet_1"] = "ruleta", "AS KD 1X", "diez"
+        lines[3] = json.dumps(doc)
+        log.write_text("\n".join(lines) + "\n")
+    else:
+        frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+        frame["game"] = ""
+        frame.loc[3, ["game", "cards", "bet_1"]] = ["ruleta", "AS KD 1X", "diez"]
+        frame.to_csv(log, index=False)
+    result = audit([log])
+    assert result.findings.empty, result.findings[["round_id", "code"]]
+    own = result.rejected[result.rejected["reason"] != "reject.round_incomplete"]
+    assert set(own["reason"]) == {"reject.other_game"} and set(own["field"]) == {"game"}

@@ -159,7 +159,12 @@ def type_rows(raw: pa.Table, game: str, letters: str = "") -> tuple[HandTable, p
             matrices[col.name] = value
         else:
             typed[col.name] = value
-    problems.append((_of_another_game(raw.column("game"), game), "game", "reject.other_game"))
+    # A record of another game is rejected for that alone: its fields are not this game's to
+    # judge (a roulette round's cards are no Let It Ride card finding).
+    other = _of_another_game(raw.column("game"), game)
+    if other.any():
+        problems = [(mask & ~other, f, r) for mask, f, r in problems]
+    problems.append((other, "game", "reject.other_game"))
     # Each column its own block, as typed (pandas would otherwise copy the columns of a dtype
     # into one 2-D block, or take longer inserting them one by one).
     df = columns_frame(typed)
