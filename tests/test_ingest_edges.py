@@ -513,3 +513,22 @@ def test_a_record_of_another_game_is_rejected_for_that_alone(tmp_path, suffix):
     assert result.findings.empty, result.findings[["round_id", "code"]]
     own = result.rejected[result.rejected["reason"] != "reject.round_incomplete"]
     assert set(own["reason"]) == {"reject.other_game"} and set(own["field"]) == {"game"}
+
+
+def test_more_cards_than_a_field_holds_is_the_formats_fault_not_the_decks(tmp_path):
+    """Cards of the deck, more than the field holds (six where Let It Ride's holds five), are
+    rejected as such, with no card finding; a card the deck lacks still is one."""
+    import pandas as pd
+
+    from auditor.simulate import run
+
+    log, _ = run("let-it-ride", rounds=20, seed=1, faults=0.0, out=tmp_path / "lir.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    frame.loc[0, "cards"] = "JC 3H 7S 2D 5C 6C"
+    frame.loc[len(frame) - 1, "cards"] = "JC 3H 1X"
+    frame.to_csv(log, index=False)
+    result = audit([log])
+    own = result.rejected[result.rejected["reason"] != "reject.round_incomplete"]
+    assert sorted(zip(own["line"], own["reason"])) == [(2, "reject.too_many_cards"), (len(frame) + 1, "reject.bad_cards")]
+    assert list(result.findings["code"]) == ["LIR-CARDS"]
+    assert result.findings["line"].tolist() == [len(frame) + 1]

@@ -299,6 +299,9 @@ def _holds_nul(arr: pa.LargeStringArray) -> bool:
     return bool(len(body)) and body.min() == 0
 
 
+_ANY_CARDS = 416  # eight decks: more cards than any field of a round could hold
+
+
 def _typed(col: Column, arrow: pa.Array, letters: str):
     found: list[tuple[np.ndarray, str, str]] = []
     blank = _blank(arrow)
@@ -332,7 +335,16 @@ def _typed(col: Column, arrow: pa.Array, letters: str):
         return cents, found
     if col.kind == Kind.CARDS:
         m = parse_cards(arrow, col.width)
-        found.append((m.bad & ~blank, col.name, "reject.bad_cards"))
+        bad = m.bad & ~blank
+        if bad.any():
+            # Cards of the deck, more than the field holds (six for a hand of three): a field
+            # the format cannot take, not a card the deck lacks (no ``…-CARDS`` finding).
+            idx = np.flatnonzero(bad)
+            over = np.zeros(len(bad), bool)
+            over[idx[~parse_cards(arrow.take(pa.array(idx)), _ANY_CARDS).bad]] = True
+            found.append((over, col.name, "reject.too_many_cards"))
+            bad &= ~over
+        found.append((bad, col.name, "reject.bad_cards"))
         return m, found
     if col.kind == Kind.ACTIONS:
         letter_codes, bad, tally = _letter_matrix(arrow, col.width, letters)
