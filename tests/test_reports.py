@@ -340,3 +340,19 @@ def test_a_shoe_finding_names_the_cards_dealt_too_often(tmp_path):
     result = audit([write_log(tmp_path / "mesa.csv", rows)], profiles=[PotLuckProfile(id="mesa", decks=2)])
     (finding,) = [f for f in build_report(result)["findings"] if f["code"] == "PLB-SHOE"]
     assert finding["evidence"]["repeated_cards"] == "7C×3 TH×3"  # two decks hold two of each
+
+
+def test_a_round_finding_cites_the_line_its_round_begins_on(tmp_path):
+    """The audit orders a round's rows by seat; a finding of the round cites where the log
+    gives its first row (here seat 8 above seat 4), not the row first by seat."""
+    import pandas as pd
+
+    from auditor.simulate import run
+
+    log, _ = run("let-it-ride", rounds=10, seed=1, faults=0.0, out=tmp_path / "lir.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    assert frame.loc[0, "round_id"] == frame.loc[1, "round_id"] and int(frame.loc[1, "seat"]) < 8
+    frame.loc[0, "seat"] = "8"
+    frame.to_csv(log, index=False)
+    (finding,) = build_report(audit([log]))["findings"]
+    assert (finding["code"], finding["seat"], finding["line"]) == ("LIR-POSITIONS", None, 2)

@@ -411,7 +411,7 @@ class GameContext:
         self.rid, self.first = round_index(df)
         self.n_rounds = len(self.first)
         self.hands = df.reset_index(drop=True)
-        self.rounds = frame_rows(df[list(self.ROUND_COLUMNS)], self.first)
+        self.rounds = frame_rows(df[list(self.ROUND_COLUMNS)], _first_lines(df, self.rid, self.first))
         self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)
@@ -448,6 +448,24 @@ class GameContext:
 
 def _joined_evidence(evidence, more):
     return evidence if more is None else (lambda idx: {**evidence(idx), **more(idx)})
+
+
+def _first_lines(df: pd.DataFrame, rid: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The row of each round that a round's finding cites: its first line in the file. The
+    audit orders a round's rows by seat and hand; where the log gives them in another order
+    (seat 8 above seat 4), the first of them by seat is not where the round begins."""
+    line = df["_line"].to_numpy()
+    if not len(line):
+        return first
+    moved = np.flatnonzero(np.minimum.reduceat(line, first) != line[first])
+    if not len(moved):
+        return first
+    rows = np.flatnonzero(np.isin(rid, moved))
+    rows = rows[np.lexsort((line[rows], rid[rows]))]  # each moved round's rows, its first line first
+    at = first.copy()
+    heads = np.r_[0, np.flatnonzero(np.diff(rid[rows])) + 1]
+    at[rid[rows[heads]]] = rows[heads]
+    return at
 
 
 def card_faults_result(ctx: GameContext) -> CheckResult:
