@@ -438,6 +438,16 @@ def _iso(ts) -> str:
     return pd.Timestamp(ts).tz_convert(LIMA).isoformat()
 
 
+def _with_values(rejects: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
+    """Rejects of whole numbers out of range with the number as their detail (``seat 0``), as
+    a value that does not parse has its text. (A few rows: each looked up by itself.)"""
+    ranged = (rejects["reason"] == "reject.out_of_range").to_numpy()
+    if ranged.any():
+        rows, fields = rejects["_row"].to_numpy()[ranged], rejects["field"].to_numpy()[ranged]
+        rejects.loc[ranged, "detail"] = [str(df[f].iat[r]) for f, r in zip(fields.tolist(), rows.tolist())]
+    return rejects
+
+
 def _out_of_range(table: HandTable, game: str) -> list[tuple[np.ndarray, str, str]]:
     """Whole numbers outside the bounds the log format gives them (a seat 0, a hand 40);
     blank optional fields (-1) are not out of range."""
@@ -584,7 +594,7 @@ class _GameRun:
         seen = _among(self.audited, rounds[0])
         repeat = self._repeats(df, rounds, parts, own, seen[0]) & parsed
         problems.append((repeat, "round_id", "reject.round_repeated"))
-        rejects = pd.concat([rejects, collect_rejects(df, problems)], ignore_index=True)
+        rejects = pd.concat([rejects, _with_values(collect_rejects(df, problems), df)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
         # A round is audited whole or not at all: its other rows are rejected too, each
         # naming the first line that caused it; so are the rounds a row without a readable

@@ -532,3 +532,10 @@ def test_more_cards_than_a_field_holds_is_the_formats_fault_not_the_decks(tmp_pa
     assert sorted(zip(own["line"], own["reason"])) == [(2, "reject.too_many_cards"), (len(frame) + 1, "reject.bad_cards")]
     assert list(result.findings["code"]) == ["LIR-CARDS"]
     assert result.findings["line"].tolist() == [len(frame) + 1]
+
+
+def test_a_number_out_of_range_is_rejected_with_the_number(tmp_path):
+    rows = [hand("1", seat="0"), hand("2", minute=1, hand="99")]
+    result = audit([write_log(tmp_path / "mesa.csv", rows)])
+    own = result.rejected[result.rejected["reason"] == "reject.out_of_range"]
+    assert sorted(zip(own["field"], own["detail"])) == [("hand", "99"), ("seat", "0")]
