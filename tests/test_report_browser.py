@@ -242,6 +242,15 @@ def test_print_gives_every_finding_of_the_view_with_its_evidence(browser, tmp_pa
         page.close()
 
 
+def test_the_findings_fit_a_laptops_width(browser, tmp_path):
+    """At 1024 px the findings table keeps its amounts on the screen: no sideways scrolling."""
+    page = Page(browser, write_html(synthetic_result(120), tmp_path / "laptop.html"), width=1024)
+    try:
+        assert page.page.evaluate("document.documentElement.scrollWidth") <= 1024
+    finally:
+        page.close()
+
+
 def test_english_report(browser, tmp_path):
     result = audit([write_log(tmp_path / "mesa.csv", ROWS)], lang="en")
     page = Page(browser, write_html(result, tmp_path / "en.html"))
