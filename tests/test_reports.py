@@ -356,3 +356,14 @@ def test_a_round_finding_cites_the_line_its_round_begins_on(tmp_path):
     frame.to_csv(log, index=False)
     (finding,) = build_report(audit([log]))["findings"]
     assert (finding["code"], finding["seat"], finding["line"]) == ("LIR-POSITIONS", None, 2)
+
+
+def test_a_round_finding_shows_what_each_hand_was_paid(tmp_path):
+    """A round's finding on its payments is checked from its hands' payments: each hand of the
+    round's evidence gives what it was paid and its pool bet and share."""
+    rows = [hand("1", pool_bet="5.00", pool_paid="0"),  # 9 7 = 16 on the deal: the pool's winner
+            hand("1", seat="2", cards="5S 2D TC", pool_bet="5.00", pool_paid="9.50")]  # 7 paid it
+    (finding,) = [f for f in build_report(audit([write_log(tmp_path / "mesa.csv", rows)]))["findings"]
+                  if f["code"] == "PLB-POOL-WINNER"]
+    assert finding["evidence"]["hands"] == ("1.0: 9S 7D 2C [HS] net 10.00/0.00 pool 5.00/0.00; "
+                                            "2.0: 5S 2D TC [HS] net 10.00/0.00 pool 5.00/9.50")

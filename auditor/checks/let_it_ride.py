@@ -120,7 +120,12 @@ class Context(GameContext):
 
     def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
         rows, bounds = self.hand_rows(idx)
-        hands = [f"{s}: {c}" for s, c in zip(self.seat[rows].tolist(), cards_text(self.cards[rows]))]
+        money = lambda v: money_text(v[rows])  # noqa: E731
+        # each hand with what it was paid (bets 1, 2 and $, then the bonus): a round's
+        # finding on its payments (the payment limit) is checked from them
+        hands = [f"{s}: {c} net {a}/{b}/{d} bonus {e}" for s, c, a, b, d, e in zip(
+            self.seat[rows].tolist(), cards_text(self.cards[rows]), money(self.net_1), money(self.net_2),
+            money(self.net_dollar), money(self.net_bonus))]
         return {
             "community_cards": cards_text(self.community[idx]),
             "hands": joined(hands, bounds),

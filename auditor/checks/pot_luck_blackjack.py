@@ -270,10 +270,12 @@ class Context(GameContext):
 
     def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
         rows, bounds = self.hand_rows(idx)
-        hands = [f"{s}.{h}: {c} [{a}] pool {b}/{p}" for s, h, c, a, b, p in zip(
+        # each hand with what it was paid (the main bet, the insurance) and its pool bet and
+        # share: a round's finding on its payments (the pool, the payment limit) is checked from them
+        hands = [f"{s}.{h}: {c} [{a}] net {m}/{i} pool {b}/{p}" for s, h, c, a, m, i, b, p in zip(
             self.seat[rows].tolist(), self.hand[rows].tolist(), cards_text(self.cards[rows]),
-            letters_text(self.actions[rows], LETTERS), money_text(self.pool_bet[rows]),
-            money_text(self.pool_paid[rows]))]
+            letters_text(self.actions[rows], LETTERS), money_text(self.net_main[rows]),
+            money_text(self.net_insurance[rows]), money_text(self.pool_bet[rows]), money_text(self.pool_paid[rows]))]
         return {
             "dealer_cards": cards_text(self.dealer[idx]),
             "hands": joined(hands, bounds),

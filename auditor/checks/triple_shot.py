@@ -178,8 +178,12 @@ class Context(GameContext):
 
     def round_evidence(self, idx: np.ndarray) -> dict[str, list]:
         rows, bounds = self.hand_rows(idx)
-        hands = [f"{s}: {c} [{a}]" for s, c, a in zip(self.seat[rows].tolist(), cards_text(self.cards[rows]),
-                                                       letters_text(self.actions[rows], LETTERS))]
+        money = lambda v: money_text(v[rows])  # noqa: E731
+        # each hand with what it was paid (war, black jack, poker, bonus): a round's finding on
+        # its payments (the payment limit) is checked from them
+        hands = [f"{s}: {c} [{a}] net {w}/{b}/{p}/{e}" for s, c, a, w, b, p, e in zip(
+            self.seat[rows].tolist(), cards_text(self.cards[rows]), letters_text(self.actions[rows], LETTERS),
+            money(self.net_war), money(self.net_bj), money(self.net_poker), money(self.net_bonus))]
         return {
             "dealer_cards": cards_text(self.dealer[idx]),
             "dealer_bj_count": self.dbc[idx].tolist(),
