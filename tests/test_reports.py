@@ -367,3 +367,17 @@ def test_a_round_finding_shows_what_each_hand_was_paid(tmp_path):
                   if f["code"] == "PLB-POOL-WINNER"]
     assert finding["evidence"]["hands"] == ("1.0: 9S 7D 2C [HS] net 10.00/0.00 pool 5.00/0.00; "
                                             "2.0: 5S 2D TC [HS] net 10.00/0.00 pool 5.00/9.50")
+
+
+def test_evidence_is_labelled_by_its_game_in_the_page(tmp_path):
+    """Triple Shot's bets are named with their slots' order, in the script's data and in the
+    first page drawn on the server (readable without JavaScript: no raw keys)."""
+    from auditor.reporting.html import evidence_label
+
+    assert evidence_label("bets", "triple-shot", "es") == "Apuestas (guerra / black jack + incremento / póker / bonus)"
+    assert evidence_label("bets", "let-it-ride", "en") == "Bets (1 / 2 / $)"
+    assert evidence_label("cards", "triple-shot", "es") == "Cartas del jugador"
+    assert evidence_label("no_such_key", "triple-shot", "es") == "no_such_key"
+    result = audit([write_log(tmp_path / "faulty.csv", FAULTY)])
+    html = render_html(result)
+    assert "<dt>Cartas del dealer</dt>" in html and "<dt>dealer_cards</dt>" not in html

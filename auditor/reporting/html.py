@@ -224,8 +224,19 @@ def _first_page(findings: list[dict], lang: str) -> list[dict]:
                     "started_fmt": format_datetime(f["started_at"], lang),
                     "location": (f["file"] or "") + (f":{f['line']}" if f["file"] and f["line"] is not None else ""),
                     "severity_label": t(f"report.severity_name.{f['severity']}", lang),
-                    "evidence_items": sorted(_evidence(f["evidence"], lang).items())})
+                    "evidence_items": [(evidence_label(k, f["game"], lang), v)
+                                       for k, v in sorted(_evidence(f["evidence"], lang).items())]})
     return out
+
+
+def evidence_label(key: str, game: str | None, lang: str) -> str:
+    """The name of an evidence key: the game's own (its bets' slots), else the common one,
+    else the key itself."""
+    named = catalogue()
+    for entry in (f"report.evidence_key.{game}.{key}", f"report.evidence_key.{key}"):
+        if entry in named:
+            return t(entry, lang)
+    return key
 
 
 _SCRIPT_LABELS = ("expected", "observed", "impact", "expected_vs_paid", "directive_quote", "no_quote", "location",
@@ -352,7 +363,8 @@ def render_html(result, *, report: dict | None = None) -> str:
     severities = [(s, t(f"report.severity_name.{s}", lang), summary["findings_by_severity"].get(s, 0))
                   for s in SEVERITY_DESC]
     rule_info = {code: {"title": r.title_in(lang), "article": r.article, "quote": r.quote,
-                        "source": t(f"report.source_name.{r.source}", lang), "directive": r.directive}
+                        "source": t(f"report.source_name.{r.source}", lang), "directive": r.directive,
+                        "game": r.game}
                  for code, r in specs.items()}
     data = {"lang": lang, "page_size": PAGE_SIZE, "severities": list(SEVERITIES),
             "severity_labels": {s: t(f"report.severity_name.{s}", lang) for s in SEVERITIES},
