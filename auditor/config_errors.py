@@ -35,9 +35,11 @@ class ConfigError(Exception):
 
 
 def read_toml(path: Path, error: type[ConfigError]) -> dict:
-    """A TOML file's tables, or ``error`` saying why the file cannot be read as one."""
+    """A TOML file's tables, or ``error`` saying why the file cannot be read as one. A byte
+    order mark (which Windows editors write at the start of UTF-8 files) is not part of the
+    text."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise error(path, "config.not_found") from None
     except OSError as exc:

@@ -217,6 +217,14 @@ def test_waivers_active_expired_and_refused(tmp_path):
     assert res.exit_code == 2 and "waiver W-1: unknown rule code «TS-TWO-DECK»" in res.stderr, res.stderr
 
 
+def test_a_waiver_file_with_a_byte_order_mark_is_read(tmp_path):
+    from auditor.batch.waivers import load_waivers
+
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + WAIVERS.format(expires="2027-01-31").encode("utf-8"))
+    assert [w.id for w in load_waivers(path)] == ["W-1"]
+
+
 def test_profiles_that_cannot_both_apply_stop_the_batch_before_it_runs(tmp_path):
     """Two default profiles of one game make the posted values ambiguous: the batch is
     refused with exit 2 and a message, as the audit is (it once ended in a traceback)."""

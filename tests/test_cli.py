@@ -266,6 +266,18 @@ def test_a_profile_that_cannot_be_used_says_why_in_the_commands_language(clean_l
         assert "pydantic" not in result.stderr and "Traceback" not in result.output
 
 
+def test_a_profile_saved_with_a_byte_order_mark_is_read(clean_log, tmp_path):
+    """Windows editors start UTF-8 files with a BOM; it is not part of the TOML (it was
+    refused as invalid TOML at line 1, column 1)."""
+    prof = tmp_path / "bom.toml"
+    prof.write_bytes(b"\xef\xbb\xbf" + 'id = "casa"\ngame = "pot-luck-blackjack"\nmin_bet = "5.00"\n'.encode())
+    out = tmp_path / "out"
+    result = run("audit", clean_log, "--out", out, "--profile", prof)
+    assert result.exit_code == 0, result.stderr
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    assert [p["id"] for p in report["profiles"]] == ["casa"]
+
+
 def test_profile_is_reported(clean_log, tmp_path):
     prof = tmp_path / "mesa.toml"
     prof.write_text('id = "casa"\ngame = "pot-luck-blackjack"\nmin_bet = "5.00"\nmax_bet = "500.00"\n',
