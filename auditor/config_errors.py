@@ -52,6 +52,8 @@ def read_toml(path: Path, error: type[ConfigError]) -> dict:
         if at:
             raise error(path, "config.bad_toml_at", line=at[1], column=at[2]) from None
         raise error(path, "config.bad_toml") from None
+    except RecursionError:  # (tomllib descends one Python call per level of nesting)
+        raise error(path, "config.too_deep") from None
 
 
 # pydantic's error types, by the catalogue message that says what the field should hold.

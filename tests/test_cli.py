@@ -278,6 +278,17 @@ def test_a_profile_saved_with_a_byte_order_mark_is_read(clean_log, tmp_path):
     assert [p["id"] for p in report["profiles"]] == ["casa"]
 
 
+@pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, "{a = " * 5000 + "1" + "}" * 5000])
+def test_a_profile_nested_too_deeply_is_a_config_error_not_a_traceback(clean_log, tmp_path, value):
+    prof = tmp_path / "deep.toml"
+    prof.write_text(f'id = "x"\ngame = "pot-luck-blackjack"\nz = {value}\n', encoding="utf-8")
+    for lang in ("es", "en"):
+        result = run("--lang", lang, "audit", clean_log, "--out", tmp_path / "out", "--profile", prof)
+        want = t("cli.profile_error", lang, error=f"{prof}: {t('config.too_deep', lang)}")
+        assert result.exit_code == 2 and f"auditor: {want}" in result.stderr, result.stderr
+        assert "Traceback" not in result.output and "Recursion" not in result.output
+
+
 def test_profile_is_reported(clean_log, tmp_path):
     prof = tmp_path / "mesa.toml"
     prof.write_text('id = "casa"\ngame = "pot-luck-blackjack"\nmin_bet = "5.00"\nmax_bet = "500.00"\n',
