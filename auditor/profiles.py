@@ -61,6 +61,13 @@ class ProfileBase(BaseModel):
                 raise refused("config.min_above_max", low_field=low_field, low=low, high_field=high_field, high=high)
         return self
 
+    @model_validator(mode="after")
+    def _period(self):
+        """A period that ends before it begins covers no day: the profile would never apply."""
+        if self.valid_from is not None and self.valid_until is not None and self.valid_until < self.valid_from:
+            raise refused("config.period_reversed", valid_from=self.valid_from, valid_until=self.valid_until)
+        return self
+
     def cents(self, name: str) -> int | None:
         value = getattr(self, name)
         return None if value is None else int(value * 100)

@@ -254,6 +254,9 @@ def test_bad_profile_exits_2(clean_log, tmp_path):
      "valores no válidos (min_pair: valor no admitido «1» (se admite: '2', '3',",
      "invalid values (min_pair: value not allowed «1» (allowed: '2', '3',"),
     ('id = "x"\ngame = "blackjack"\n', "juego desconocido «blackjack»", "unknown game «blackjack»"),
+    ('id = "x"\ngame = "let-it-ride"\ntables = ["LIR-01"]\nvalid_from = 2026-11-30\nvalid_until = 2026-11-01\n',
+     "valores no válidos (valid_until = 2026-11-01 es anterior a valid_from = 2026-11-30)",
+     "invalid values (valid_until = 2026-11-01 is before valid_from = 2026-11-30)"),
 ])
 def test_a_profile_that_cannot_be_used_says_why_in_the_commands_language(clean_log, tmp_path, text, es, en):
     """The file, each field refused, what it should hold and what it held, from the
