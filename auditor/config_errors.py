@@ -89,6 +89,8 @@ def validation_problems(exc: ValidationError) -> list[tuple[str, str, dict]]:
         params = {name: str(v) for name, v in (error.get("ctx") or {}).items()}
         if "expected" in params:  # ("'a', 'b' or 'c'": pydantic's English list)
             params["expected"] = params["expected"].replace(" or ", ", ")
+        if isinstance(value, bool):  # (as TOML writes it)
+            value = "true" if value else "false"
         params["value"] = value if isinstance(value, (str, int, float)) else str(value)[:80]
         out.append((".".join(map(str, error["loc"])), key, params))
     return out

@@ -11,11 +11,11 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from .config_errors import ConfigError, read_toml, refused, validation_problems
 
@@ -27,6 +27,29 @@ class ProfileError(ConfigError):
     """A profile file that cannot be used (exit code 2)."""
 
 
+# TOML gives every value its own kind, and a profile takes each value only in the kind its field
+# holds: pydantic's lax mode would read `decks = true` as 1 deck, `2.0` or "6" as whole numbers,
+# "yes" or 1 as true, and 0 as the day 1970-01-01. (Amounts stay lax: "10.00", 10 and 10.5 are
+# all the amount they write; a boolean is no amount and pydantic refuses it.)
+Whole = Annotated[int, Strict()]
+YesNo = Annotated[bool, Strict()]
+
+
+def _no_number(value):
+    if isinstance(value, (bool, int, float)):
+        raise refused("config.date")
+    return value
+
+
+def _no_bool_or_float(value):
+    if isinstance(value, (bool, float)):
+        raise refused("config.whole")
+    return value
+
+
+Day = Annotated[date, BeforeValidator(_no_number)]
+
+
 class ProfileBase(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -35,8 +58,8 @@ class ProfileBase(BaseModel):
     description: str = ""
     source: str = "built-in"
     tables: tuple[str, ...] = ()
-    valid_from: date | None = None
-    valid_until: date | None = None
+    valid_from: Day | None = None
+    valid_until: Day | None = None
     min_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     max_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     payment_limit: Decimal | None = Field(default=None, ge=0, decimal_places=2)
@@ -75,10 +98,10 @@ class ProfileBase(BaseModel):
 
 class PotLuckProfile(ProfileBase):
     game: Literal["pot-luck-blackjack"] = "pot-luck-blackjack"
-    decks: int = Field(default=6, ge=1, le=8)
-    max_splits: int = Field(default=3, ge=0, le=7)
+    decks: Whole = Field(default=6, ge=1, le=8)
+    max_splits: Whole = Field(default=3, ge=0, le=7)
     split_by: Literal["value", "rank"] = "value"
-    split_21_is_blackjack: bool = False
+    split_21_is_blackjack: YesNo = False
     # Posted as a percentage; Art. 18 caps it at 5 %, and a profile above that is itself a
     # finding (PLB-POSTED-COMMISSION), so the model accepts it rather than refusing it.
     pool_commission_pct: Decimal = Field(default=Decimal("5"), ge=0, le=100, decimal_places=2)
@@ -92,30 +115,30 @@ class LetItRidePaytable(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    royal_flush: int = Field(default=1000, ge=0)
-    straight_flush: int = Field(default=200, ge=0)
-    four_of_a_kind: int = Field(default=50, ge=0)
-    full_house: int = Field(default=11, ge=0)
-    flush: int = Field(default=8, ge=0)
-    straight: int = Field(default=5, ge=0)
-    three_of_a_kind: int = Field(default=3, ge=0)
-    two_pair: int = Field(default=2, ge=0)
-    one_pair: int = Field(default=1, ge=0)
+    royal_flush: Whole = Field(default=1000, ge=0)
+    straight_flush: Whole = Field(default=200, ge=0)
+    four_of_a_kind: Whole = Field(default=50, ge=0)
+    full_house: Whole = Field(default=11, ge=0)
+    flush: Whole = Field(default=8, ge=0)
+    straight: Whole = Field(default=5, ge=0)
+    three_of_a_kind: Whole = Field(default=3, ge=0)
+    two_pair: Whole = Field(default=2, ge=0)
+    one_pair: Whole = Field(default=1, ge=0)
 
 
 class LetItRideBonusTable(LetItRidePaytable):
     """[STANDARD] Bonus side bet ratios per unit of the fixed stake (a published table:
     royal 20,000 … two pair 6, nothing for a pair)."""
 
-    royal_flush: int = Field(default=20000, ge=0)
-    straight_flush: int = Field(default=2000, ge=0)
-    four_of_a_kind: int = Field(default=100, ge=0)
-    full_house: int = Field(default=75, ge=0)
-    flush: int = Field(default=50, ge=0)
-    straight: int = Field(default=25, ge=0)
-    three_of_a_kind: int = Field(default=9, ge=0)
-    two_pair: int = Field(default=6, ge=0)
-    one_pair: int = Field(default=0, ge=0)
+    royal_flush: Whole = Field(default=20000, ge=0)
+    straight_flush: Whole = Field(default=2000, ge=0)
+    four_of_a_kind: Whole = Field(default=100, ge=0)
+    full_house: Whole = Field(default=75, ge=0)
+    flush: Whole = Field(default=50, ge=0)
+    straight: Whole = Field(default=25, ge=0)
+    three_of_a_kind: Whole = Field(default=9, ge=0)
+    two_pair: Whole = Field(default=6, ge=0)
+    one_pair: Whole = Field(default=0, ge=0)
 
 
 class LetItRideProfile(ProfileBase):
@@ -127,7 +150,7 @@ class LetItRideProfile(ProfileBase):
     bonus: LetItRideBonusTable = LetItRideBonusTable()
     bonus_stake: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     # Art. 2 c: one deck, or two decks of different back colours used alternately.
-    decks_per_table: Literal[1, 2] = 1
+    decks_per_table: Annotated[Literal[1, 2], BeforeValidator(_no_bool_or_float)] = 1
 
 
 PROFILE_MODELS: dict[str, type[ProfileBase]] = {"pot-luck-blackjack": PotLuckProfile}
@@ -141,41 +164,41 @@ class TripleShotCaribbeanTable(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    royal_flush: int = Field(default=100, ge=0)
-    straight_flush: int = Field(default=50, ge=0)
-    four_of_a_kind: int = Field(default=20, ge=0)
-    full_house: int = Field(default=7, ge=0)
-    flush: int = Field(default=5, ge=0)
-    straight: int = Field(default=4, ge=0)
-    three_of_a_kind: int = Field(default=3, ge=0)
-    two_pair: int = Field(default=2, ge=0)
-    one_pair: int = Field(default=1, ge=0)
-    high_card: int = Field(default=1, ge=0)
+    royal_flush: Whole = Field(default=100, ge=0)
+    straight_flush: Whole = Field(default=50, ge=0)
+    four_of_a_kind: Whole = Field(default=20, ge=0)
+    full_house: Whole = Field(default=7, ge=0)
+    flush: Whole = Field(default=5, ge=0)
+    straight: Whole = Field(default=4, ge=0)
+    three_of_a_kind: Whole = Field(default=3, ge=0)
+    two_pair: Whole = Field(default=2, ge=0)
+    one_pair: Whole = Field(default=1, ge=0)
+    high_card: Whole = Field(default=1, ge=0)
 
 
 class TripleShotPaytable(TripleShotCaribbeanTable):
     """[STANDARD] Póker bet paid on the player's hand alone (poker_mode = paytable); a pair
     pays from ``min_pair`` up (default queens)."""
 
-    straight_flush: int = Field(default=30, ge=0)
-    four_of_a_kind: int = Field(default=15, ge=0)
-    high_card: int = Field(default=0, ge=0)
+    straight_flush: Whole = Field(default=30, ge=0)
+    four_of_a_kind: Whole = Field(default=15, ge=0)
+    high_card: Whole = Field(default=0, ge=0)
 
 
 class TripleShotBonusTable(TripleShotCaribbeanTable):
     """[STANDARD] Bonus (Pago Agregado) ratios per unit of the bonus bet, paid on the
     player's best five of six; categories paying 0 lose the bet."""
 
-    royal_flush: int = Field(default=1000, ge=0)
-    straight_flush: int = Field(default=200, ge=0)
-    four_of_a_kind: int = Field(default=50, ge=0)
-    full_house: int = Field(default=20, ge=0)
-    flush: int = Field(default=15, ge=0)
-    straight: int = Field(default=10, ge=0)
-    three_of_a_kind: int = Field(default=5, ge=0)
-    two_pair: int = Field(default=0, ge=0)
-    one_pair: int = Field(default=0, ge=0)
-    high_card: int = Field(default=0, ge=0)
+    royal_flush: Whole = Field(default=1000, ge=0)
+    straight_flush: Whole = Field(default=200, ge=0)
+    four_of_a_kind: Whole = Field(default=50, ge=0)
+    full_house: Whole = Field(default=20, ge=0)
+    flush: Whole = Field(default=15, ge=0)
+    straight: Whole = Field(default=10, ge=0)
+    three_of_a_kind: Whole = Field(default=5, ge=0)
+    two_pair: Whole = Field(default=0, ge=0)
+    one_pair: Whole = Field(default=0, ge=0)
+    high_card: Whole = Field(default=0, ge=0)
 
 
 class TripleShotProfile(ProfileBase):
@@ -183,9 +206,9 @@ class TripleShotProfile(ProfileBase):
     # [STANDARD] War tie: the player loses half the War bet, or it is a push.
     war_tie: Literal["lose_half", "push"] = "lose_half"
     # [STANDARD] Black Jack options.
-    bj_pays: tuple[int, int] = (3, 2)
-    dealer_hits_soft_17: bool = False
-    six_card_charlie: bool = False
+    bj_pays: tuple[Whole, Whole] = (3, 2)
+    dealer_hits_soft_17: YesNo = False
+    six_card_charlie: YesNo = False
     poker_mode: Literal["caribbean", "paytable"] = "caribbean"
     caribbean: TripleShotCaribbeanTable = TripleShotCaribbeanTable()
     paytable: TripleShotPaytable = TripleShotPaytable()
