@@ -383,6 +383,8 @@ def simulate(
     try:
         paths = simulator.run(game, rounds=rounds, seed=seed, faults=faults, out=Path(out),
                               start=start.date() if start else None, continue_from=continue_from)
+    except simulator.SimulateError as exc:
+        _fail(exc.text(lang))
     except (ValueError, OSError) as exc:
         _fail(t("cli.simulate_failed", lang, error=exc))
     for path in paths:

@@ -292,6 +292,24 @@ def test_a_profile_nested_too_deeply_is_a_config_error_not_a_traceback(clean_log
         assert "Traceback" not in result.output and "Recursion" not in result.output
 
 
+def test_continuing_from_a_log_of_another_game_says_so_and_exits_2(tmp_path):
+    """`simulate triple-shot --continue-from` a Pot Luck log once ended in a KeyError."""
+    plb = tmp_path / "plb.csv"
+    assert run("simulate", "pot-luck-blackjack", "--rounds", 5, "--seed", 1, "--out", plb).exit_code == 0
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    for previous in (plb, empty):
+        for lang in ("es", "en"):
+            result = run("--lang", lang, "simulate", "triple-shot", "--continue-from", previous, "--out", tmp_path / "x.csv")
+            assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+            head = t("cli.continue_from_other", lang, path=previous, game="triple-shot", columns="").split("(")[0]
+            assert result.stderr.startswith(f"auditor: {head}") and "deck_id" in result.stderr, result.stderr
+    assert not (tmp_path / "x.csv").exists()
+    result = run("--lang", "en", "simulate", "let-it-ride", "--continue-from", plb, "--out", tmp_path / "x.csv")
+    assert result.exit_code == 2
+    assert result.stderr == f"auditor: {t('cli.continue_from_game', 'en', game='let-it-ride')}\n"
+
+
 def test_profile_is_reported(clean_log, tmp_path):
     prof = tmp_path / "mesa.toml"
     prof.write_text('id = "casa"\ngame = "pot-luck-blackjack"\nmin_bet = "5.00"\nmax_bet = "500.00"\n',

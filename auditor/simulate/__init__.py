@@ -11,9 +11,23 @@ import pandas as pd
 from ..profiles import load_profiles
 from ..specs import SPEC_DIR
 
-__all__ = ["run", "SIMULATORS", "PROFILE_DIR", "write_log"]
+__all__ = ["run", "SIMULATORS", "PROFILE_DIR", "write_log", "SimulateError"]
 
 PROFILE_DIR = SPEC_DIR.parent / "profiles"
+
+
+class SimulateError(ValueError):
+    """A simulation that cannot be run as asked (exit code 2): ``key`` names the catalogue
+    message, with its ``params``."""
+
+    def __init__(self, key: str, **params):
+        self.key, self.params = key, params
+        super().__init__(self.text("en"))
+
+    def text(self, lang: str) -> str:
+        from ..i18n import t
+
+        return t(self.key, lang, **self.params)
 
 
 def _pot_luck(rounds, seed, faults, profiles, **kw):
@@ -136,6 +150,23 @@ def _jsonl_text(frame: pd.DataFrame, game: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _previous_log(game: str, path: Path) -> pd.DataFrame:
+    """The rows of the earlier CSV log that ``--continue-from`` names, which must be a log of
+    the simulated game (one of another game once ended in a KeyError)."""
+    from ..logs.schema import columns_of
+
+    if game != "triple-shot":
+        raise SimulateError("cli.continue_from_game", game=game)
+    try:
+        previous = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
+        previous = pd.DataFrame()
+    missing = [c.name for c in columns_of(game) if c.required and c.name not in previous.columns]
+    if missing:
+        raise SimulateError("cli.continue_from_other", path=path, game=game, columns=", ".join(missing))
+    return previous
+
+
 def run(game: str, *, rounds: int, seed: int, faults: float, out: Path,
         profiles: list[Path] | None = None, start: date | None = None,
         continue_from: Path | None = None) -> tuple[Path, Path]:
@@ -145,9 +176,7 @@ def run(game: str, *, rounds: int, seed: int, faults: float, out: Path,
     loaded = load_profiles(profiles or [PROFILE_DIR])
     extra = {"start": start} if start else {}
     if continue_from is not None:
-        if game != "triple-shot":
-            raise ValueError(f"--continue-from is supported for triple-shot only, not {game}")
-        extra["previous"] = pd.read_csv(continue_from, dtype=str, keep_default_na=False)
+        extra["previous"] = _previous_log(game, Path(continue_from))
     frame, truth = SIMULATORS[game](rounds, seed, faults, loaded, **extra)
     write_log(frame, out, game)
     tpath = truth_path(out)
