@@ -305,11 +305,11 @@ class ProfileSet:
         dated = any(p.valid_from is not None or p.valid_until is not None for p in self.profiles[1:])
         day = started_at.dt.tz_convert("America/Lima").dt.date if dated and len(started_at) else started_at
         for i, p in enumerate(self.profiles[1:], start=1):
-            hit = table_id.isin(p.tables).to_numpy()
+            hit = table_id.isin(p.tables).to_numpy()  # (read-only under copy-on-write: not updated in place)
             if p.valid_from is not None:
-                hit &= (day >= p.valid_from).to_numpy()
+                hit = hit & (day >= p.valid_from).to_numpy()
             if p.valid_until is not None:
-                hit &= (day <= p.valid_until).to_numpy()
+                hit = hit & (day <= p.valid_until).to_numpy()
             rank = 2 if (p.valid_from or p.valid_until) else 1
             take = hit & (rank > score)
             which[take] = i

@@ -83,3 +83,32 @@ def test_values_of_their_own_kind_are_still_read(tmp_path, game, field, value, w
 def test_the_sample_profiles_still_load():
     assert len(load_profiles([ROOT / "profiles"])) == 6
     assert t("config.whole", "en", value="true")
+
+
+def test_a_dated_table_profile_applies_on_its_days(tmp_path):
+    """Under pandas' copy-on-write the table match is a read-only array: narrowing it to the
+    profile's days in place ended every audit with a dated table profile in a ValueError."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    cli = CliRunner()
+    log = tmp_path / "nov.csv"
+    assert cli.invoke(app, ["simulate", "pot-luck-blackjack", "--rounds", "40", "--seed", "1", "--out", str(log)]).exit_code == 0
+    profile = tmp_path / "p.toml"
+    profile.write_text('id = "d"\ngame = "pot-luck-blackjack"\ntables = ["PLB-01"]\nvalid_from = 2026-11-02\n'
+                       'pool_commission_pct = "3"\n', encoding="utf-8")
+    out = tmp_path / "out"
+
+    def commission_tables():
+        res = cli.invoke(app, ["audit", str(log), "--profile", str(ROOT / "profiles"), "--profile", str(profile),
+                               "--out", str(out), "--format", "json"])
+        assert res.exit_code in (0, 1) and (res.exception is None or isinstance(res.exception, SystemExit)), res.output
+        report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+        return {f["table_id"] for f in report["findings"] if f["code"] == "PLB-POOL-COMMISSION"}
+
+    assert commission_tables() == set()  # the log's day, November 1st: not yet posted
+    profile.write_text(profile.read_text().replace("2026-11-02", "2026-11-01"), encoding="utf-8")
+    assert commission_tables() == {"PLB-01"}
