@@ -1,9 +1,12 @@
 """Table profiles: what an operator posts at a table (limits, pay ratios, options).
 
-A profile file is TOML. A profile with no ``tables`` is the default for its game; one that
-names tables (and optionally a date range) applies to those tables on those dates, and the
-most specific match wins. Without any profile, the built-in default of each game holds the
-standard values of ``docs/rules.md`` and posts no limits (limit rules then do not apply).
+A profile file is TOML. A profile with no ``tables`` is a default of its game, one that names
+tables applies to those tables; either may have a date range (``valid_from``/``valid_until``,
+Lima days, inclusive) and then applies only on those days. For each round the most specific
+match wins: a dated table profile, an undated table profile, a dated default, the undated
+default. Where none applies (no profile at all, or only dated defaults, on the other days), the
+built-in default of the game holds the standard values of ``docs/rules.md`` and posts no limits
+(limit rules then do not apply). See ``docs/profiles.md``.
 """
 
 from __future__ import annotations
@@ -271,16 +274,23 @@ def load_profiles(paths) -> list[ProfileBase]:
     return out
 
 
+def _dated(p: ProfileBase) -> bool:
+    return p.valid_from is not None or p.valid_until is not None
+
+
+def _meet(a: ProfileBase, b: ProfileBase) -> bool:
+    """Whether the periods of two profiles share a day (no date: every day)."""
+    return (a.valid_from or date.min) <= (b.valid_until or date.max) and (b.valid_from or date.min) <= (a.valid_until or date.max)
+
+
 def _refuse_overlaps(assigned: list[ProfileBase]) -> None:
     """Two profiles that would both apply, with the same precedence, to one table on one day
     make the posted values ambiguous: refused, rather than settled by file order."""
-    far = date.max
     for i, a in enumerate(assigned):
         for b in assigned[i + 1:]:
-            dated_a, dated_b = bool(a.valid_from or a.valid_until), bool(b.valid_from or b.valid_until)
-            if dated_a != dated_b or not set(a.tables) & set(b.tables):
+            if _dated(a) != _dated(b) or not set(a.tables) & set(b.tables):
                 continue
-            if (a.valid_from or date.min) <= (b.valid_until or far) and (b.valid_from or date.min) <= (a.valid_until or far):
+            if _meet(a, b):
                 raise ProfileError(None, "config.overlap", a=a.id, b=b.id,
                                    tables=", ".join(sorted(set(a.tables) & set(b.tables))))
 
@@ -290,27 +300,35 @@ class ProfileSet:
 
     def __init__(self, game: str, profiles: list[ProfileBase]):
         mine = [p for p in profiles if p.game == game]
-        defaults = [p for p in mine if not p.tables]
-        if len(defaults) > 1:
-            raise ProfileError(None, "config.two_defaults", game=game, ids=", ".join(p.id for p in defaults))
+        undated = [p for p in mine if not p.tables and not _dated(p)]
+        if len(undated) > 1:
+            raise ProfileError(None, "config.two_defaults", game=game, ids=", ".join(p.id for p in undated))
+        dated = [p for p in mine if not p.tables and _dated(p)]
+        for i, a in enumerate(dated):  # two dated defaults on one day: ambiguous too
+            for b in dated[i + 1:]:
+                if _meet(a, b):
+                    raise ProfileError(None, "config.overlap_defaults", game=game, a=a.id, b=b.id)
         self.game = game
-        self.profiles: list[ProfileBase] = (defaults or [default_profile(game)]) + [p for p in mine if p.tables]
-        _refuse_overlaps(self.profiles[1:])
+        # Index 0 is the undated default (the built-in one without it): it holds where nothing
+        # else does. Then the dated defaults, then the table profiles.
+        self.profiles: list[ProfileBase] = (undated or [default_profile(game)]) + dated + [p for p in mine if p.tables]
+        _refuse_overlaps([p for p in self.profiles if p.tables])
 
     def assign(self, table_id: pd.Series, started_at: pd.Series) -> np.ndarray:
-        """Index into ``self.profiles`` for each round: the dated table match beats the
-        undated one, which beats the default (index 0)."""
+        """Index into ``self.profiles`` for each round: a dated table match beats an undated
+        one, which beats a dated default, which beats the undated default (index 0)."""
         which = np.zeros(len(table_id), dtype=np.int16)
         score = np.zeros(len(table_id), dtype=np.int8)
-        dated = any(p.valid_from is not None or p.valid_until is not None for p in self.profiles[1:])
+        dated = any(_dated(p) for p in self.profiles[1:])
         day = started_at.dt.tz_convert("America/Lima").dt.date if dated and len(started_at) else started_at
         for i, p in enumerate(self.profiles[1:], start=1):
-            hit = table_id.isin(p.tables).to_numpy()  # (read-only under copy-on-write: not updated in place)
+            # (the table match is read-only under copy-on-write: not updated in place)
+            hit = table_id.isin(p.tables).to_numpy() if p.tables else np.ones(len(table_id), bool)
             if p.valid_from is not None:
                 hit = hit & (day >= p.valid_from).to_numpy()
             if p.valid_until is not None:
                 hit = hit & (day <= p.valid_until).to_numpy()
-            rank = 2 if (p.valid_from or p.valid_until) else 1
+            rank = (2 if p.tables else 0) + _dated(p)  # (1 to 3: index 0 is the only undated default)
             take = hit & (rank > score)
             which[take] = i
             score[take] = rank

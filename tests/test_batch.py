@@ -234,7 +234,7 @@ def test_profiles_that_cannot_both_apply_stop_the_batch_before_it_runs(tmp_path)
         (tmp_path / f"{name}.toml").write_text(f'id = "{name}"\ngame = "let-it-ride"\n', encoding="utf-8")
     res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(tmp_path / "out"),
                                    "--profile", str(tmp_path / "a.toml"), "--profile", str(tmp_path / "b.toml")])
-    assert res.exit_code == 2 and "más de un perfil sin mesas (por omisión): a, b" in res.stderr, res.output
+    assert res.exit_code == 2 and "más de un perfil sin mesas ni fechas (por omisión): a, b" in res.stderr, res.output
     assert res.exception is None or isinstance(res.exception, SystemExit)
 
 

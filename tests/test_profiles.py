@@ -112,3 +112,98 @@ def test_a_dated_table_profile_applies_on_its_days(tmp_path):
     assert commission_tables() == set()  # the log's day, November 1st: not yet posted
     profile.write_text(profile.read_text().replace("2026-11-02", "2026-11-01"), encoding="utf-8")
     assert commission_tables() == {"PLB-01"}
+
+
+# --- which profile applies: dated default profiles -------------------------------------------
+
+def _profiles(tmp_path: Path, text: str):
+    path = tmp_path / "p.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_profiles([path])
+
+
+def _applied(profiles, rounds):
+    import pandas as pd
+
+    from auditor.profiles import ProfileSet
+
+    pset = ProfileSet("pot-luck-blackjack", profiles)
+    tables = pd.Series([t for t, _ in rounds])
+    started = pd.to_datetime(pd.Series([f"{d}T12:00:00-05:00" for _, d in rounds]), utc=True)
+    return [pset.profiles[i].id for i in pset.assign(tables, started)]
+
+
+PLB = 'game = "pot-luck-blackjack"\n'
+
+
+def test_a_dated_default_applies_on_its_days_only_under_the_table_profiles(tmp_path):
+    """A default (no tables) with valid_from/valid_until holds on its days, over the undated
+    default and under any table profile; its dates were ignored (it held every day)."""
+    profiles = _profiles(tmp_path, (
+        f'[[profile]]\nid = "base"\n{PLB}pool_commission_pct = "5"\n'
+        f'[[profile]]\nid = "dic"\n{PLB}valid_from = 2026-12-01\nvalid_until = 2026-12-31\npool_commission_pct = "3"\n'
+        f'[[profile]]\nid = "ene"\n{PLB}valid_from = 2027-01-01\npool_commission_pct = "4"\n'
+        f'[[profile]]\nid = "vip"\n{PLB}tables = ["PLB-04"]\n'
+        f'[[profile]]\nid = "vip-fiestas"\n{PLB}tables = ["PLB-04"]\nvalid_from = 2026-12-24\nvalid_until = 2026-12-25\n'))
+    rounds = [("PLB-01", "2026-11-30"), ("PLB-01", "2026-12-01"), ("PLB-02", "2026-12-31"), ("PLB-01", "2027-01-01"),
+              ("PLB-04", "2026-12-10"), ("PLB-04", "2026-12-24"), ("PLB-04", "2026-11-01")]
+    assert _applied(profiles, rounds) == ["base", "dic", "dic", "ene", "vip", "vip-fiestas", "vip"]
+
+
+def test_days_no_dated_default_covers_take_the_built_in_standard_values(tmp_path):
+    profiles = _profiles(tmp_path, f'id = "dic"\n{PLB}valid_from = 2026-12-01\npool_commission_pct = "3"\n')
+    assert _applied(profiles, [("PLB-01", "2026-11-30"), ("PLB-01", "2026-12-01")]) == [
+        "pot-luck-blackjack-estandar", "dic"]
+
+
+@pytest.mark.parametrize("second, key", [
+    ('valid_from = 2026-12-31\n', "config.overlap_defaults"),                 # open-ended: meets December
+    ('valid_from = 2026-11-01\nvalid_until = 2026-12-01\n', "config.overlap_defaults"),
+    ("", None),                                                                # undated + dated: fine
+    ('valid_from = 2027-01-01\n', None),                                       # one after the other: fine
+])
+def test_two_defaults_on_one_day_are_refused(tmp_path, second, key):
+    text = (f'[[profile]]\nid = "a"\n{PLB}valid_from = 2026-12-01\nvalid_until = 2026-12-31\n'
+            f'[[profile]]\nid = "b"\n{PLB}{second}')
+    if key is None:
+        assert len(_profiles(tmp_path, text)) == 2
+        return
+    error = refusal(tmp_path, text)
+    assert error.key == key
+    assert error.text("en") == "pot-luck-blackjack: the profiles without tables (default) «a» and «b» both apply on the same days"
+
+
+def test_two_undated_defaults_are_still_refused(tmp_path):
+    error = refusal(tmp_path, f'[[profile]]\nid = "a"\n{PLB}[[profile]]\nid = "b"\n{PLB}')
+    assert error.text("es") == "pot-luck-blackjack: más de un perfil sin mesas ni fechas (por omisión): a, b"
+
+
+def test_the_reviewers_dated_default_raises_no_finding_on_the_days_before_it(tmp_path):
+    """The posted 3 % from 2026-12-01 once applied to November too: 24 false
+    PLB-POOL-COMMISSION findings. November is audited against the built-in 5 %, December
+    against the 3 %, and the report lists both profiles."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    cli = CliRunner()
+    nov, dec = tmp_path / "nov.csv", tmp_path / "dec.csv"
+    for log, start in ((nov, "2026-11-01"), (dec, "2026-12-01")):
+        res = cli.invoke(app, ["simulate", "pot-luck-blackjack", "--rounds", "40", "--seed", "1",
+                               "--start", start, "--out", str(log)])
+        assert res.exit_code == 0, res.output
+    text = (ROOT / "profiles" / "pot-luck-blackjack.toml").read_text(encoding="utf-8")
+    profile = tmp_path / "p5.toml"
+    profile.write_text(text.replace('pool_commission_pct = "5"', 'pool_commission_pct = "3"\nvalid_from = 2026-12-01'),
+                       encoding="utf-8")
+    out = tmp_path / "out"
+    res = cli.invoke(app, ["audit", str(nov), str(dec), "--profile", str(profile), "--out", str(out), "--format", "json,html"])
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    days = {f["round_id"][:8] for f in report["findings"] if f["code"] == "PLB-POOL-COMMISSION"}
+    assert days == {"20261201"}, res.output
+    assert [(p["id"], p["valid_from"]) for p in report["profiles"]] == [
+        ("pot-luck-blackjack-estandar", None), ("plb-sala-principal", "2026-12-01"), ("plb-mesa-vip-doble-baraja", None)]
+    html = (out / "audit-report.html").read_text(encoding="utf-8")
+    assert "<td>todas (perfil predeterminado) (2026-12-01 – …)</td>" in html

@@ -137,12 +137,15 @@ def rejected_records(rejected: pd.DataFrame, lang: str) -> list[dict]:
 
 def profile_records(result) -> list[dict]:
     """The profiles the audit applied: the user's, plus the built-in standard profile of
-    each audited game that has no default profile of its own (as the engine does)."""
+    each audited game that has no undated default profile of its own (as the engine does: it
+    holds on the days no dated default covers)."""
     profiles = list(result.profiles)
     for game in result.games:
-        if not any(p.game == game and not p.tables for p in profiles):
+        if not any(p.game == game and not p.tables and p.valid_from is None and p.valid_until is None
+                   for p in profiles):
             profiles.append(default_profile(game))
-    profiles.sort(key=lambda p: (p.game, bool(p.tables), p.id))
+    profiles.sort(key=lambda p: (p.game, bool(p.tables), p.valid_from is not None or p.valid_until is not None,
+                                 p.valid_from or date.min, p.id))
     return [{"id": p.id, "game": p.game, "source": p.source, "tables": list(p.tables),
              "valid_from": plain(p.valid_from), "valid_until": plain(p.valid_until)} for p in profiles]
 
