@@ -457,10 +457,14 @@ def _first_lines(df: pd.DataFrame, rid: np.ndarray, first: np.ndarray) -> np.nda
     line = df["_line"].to_numpy()
     if not len(line):
         return first
-    moved = np.flatnonzero(np.minimum.reduceat(line, first) != line[first])
-    if not len(moved):
+    # (a round whose lines only grow from its first row begins there: one pass finds the others)
+    drops = np.flatnonzero(line[1:] < line[:-1]) + 1
+    drops = drops[rid[drops] == rid[drops - 1]]
+    if not len(drops):
         return first
-    rows = np.flatnonzero(np.isin(rid, moved))
+    moved = np.zeros(len(first), bool)
+    moved[rid[drops]] = True
+    rows = np.flatnonzero(moved[rid])
     rows = rows[np.lexsort((line[rows], rid[rows]))]  # each moved round's rows, its first line first
     at = first.copy()
     heads = np.r_[0, np.flatnonzero(np.diff(rid[rows])) + 1]
