@@ -24,7 +24,7 @@ from .arrowtext import as_large_string, buffers
 from .compiled import kernel
 from .findings import InputSummary, RuleOutcome
 from .i18n import t
-from .logs.files import InputError
+from .logs.files import InputError, path_text
 from .logs.ingest import HandTable, collect_rejects, same_text, time_column, type_rows
 from .logs.csvsplit import last_line_end
 from .logs.sources import BATCH_ROWS, SUFFIXES, Source, absent_bits, batch_schema, concat_batches, open_source
@@ -115,10 +115,11 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         try:
             src = open_source(path, game, encoding=encoding, delimiter=delimiter)
         except InputError as exc:
-            inputs[str(path)] = _failed_input(path, t(exc.key, lang, **exc.params))
+            inputs[path_text(path)] = _failed_input(path, t(exc.key, lang, **exc.params))
             continue
         except OSError as exc:
-            inputs[str(path)] = _failed_input(path, t("input.unreadable", lang, error=exc.strerror or str(exc)))
+            inputs[path_text(path)] = _failed_input(path, t("input.unreadable", lang,
+                                                            error=path_text(exc.strerror or str(exc))))
             continue
         sources.setdefault(src.game, []).append(src)
 
@@ -150,7 +151,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         for table_id, count in outcome["tables"].items():
             tables[table_id] = tables.get(table_id, 0) + count
         for src in srcs:
-            path = str(src.path)
+            path = src.name
             bad = outcome["rejected_records"].get(path, 0)
             good = outcome["audited_records"].get(path, 0)
             lost = src.records_read - good - bad
@@ -166,7 +167,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
             inputs[path] = InputSummary(
                 path=path, sha256=src.sha256, game=g, records_read=src.records_read,
                 records_audited=good, records_rejected=bad,
-                error=errors.get(str(src.path)), extra_columns=tuple(src.extra_columns),
+                error=errors.get(src.name), extra_columns=tuple(src.extra_columns),
                 notes=tuple(t(key, lang, **params) for key, params in src.notes))
     all_findings = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
     all_rejected = pd.concat(rejected, ignore_index=True) if rejected else _empty_rejects()
@@ -177,7 +178,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
 
 
 def _failed_input(path: Path, error: str) -> InputSummary:
-    return InputSummary(path=str(path), sha256="", game=None, records_read=0, records_audited=0,
+    return InputSummary(path=path_text(path), sha256="", game=None, records_read=0, records_audited=0,
                         records_rejected=0, error=error)
 
 
@@ -188,7 +189,7 @@ def _in_time_order(sources: list[Source]) -> list[Source]:
     # Read as the rows' times are (a time without zone is Lima's; a corrupt one is no time).
     ts, bad = time_column(pa.array([s.first_time for s in sources], pa.large_string()))
     keys = np.where(bad, np.iinfo(np.int64).max, ts.to_numpy("datetime64[ns]").view(np.int64))
-    return [s for _, _, s in sorted(zip(keys.tolist(), [str(s.path) for s in sources], sources),
+    return [s for _, _, s in sorted(zip(keys.tolist(), [s.name for s in sources], sources),
                                     key=lambda k: k[:2])]
 
 
@@ -206,7 +207,7 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
     last = None  # (table, round) of the last row read
     while (src := order.take(last)) is not None:
         if progress:
-            progress(str(src.path))
+            progress(src.name)
         try:
             for batch in src.batches(max(1_000, min(quarter, BATCH_ROWS))):
                 if batch.num_rows:
@@ -224,7 +225,7 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
                 elif size - after >= chunk_rows + quarter:
                     size -= yield from _give(pending, chunk_rows)
         except InputError as exc:
-            errors[str(src.path)] = t(exc.key, lang, **exc.params)
+            errors[src.name] = t(exc.key, lang, **exc.params)
     if size > quarter:  # the last chunk, in halves
         size -= yield from _give(pending, size // 2)
     if pending:

@@ -21,6 +21,7 @@ import pandas as pd
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from .config_errors import ConfigError, read_toml, refused, validation_problems
+from .logs.files import path_text
 
 __all__ = ["ProfileBase", "PotLuckProfile", "PROFILE_MODELS", "ProfileError", "load_profiles",
            "ProfileSet", "default_profile", "register_profile_model"]
@@ -253,7 +254,7 @@ def _load_file(path: Path) -> list[ProfileBase]:
         if game not in PROFILE_MODELS:
             raise ProfileError(path, "config.unknown_game", game=game, games=", ".join(sorted(PROFILE_MODELS)))
         try:
-            out.append(PROFILE_MODELS[game].model_validate({**entry, "source": str(path)}))
+            out.append(PROFILE_MODELS[game].model_validate({**entry, "source": path_text(path)}))
         except ValidationError as exc:
             raise ProfileError(path, "config.fields", validation_problems(exc)) from None
     return out

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import sqlite3
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import pytest
 import typer.core
@@ -543,3 +546,60 @@ def test_a_value_given_wrongly_is_quoted_so_that_even_a_blank_one_shows(tmp_path
     (tmp_path / "x").mkdir()
     result = run(*args)
     assert result.exit_code == 2 and said in result.stderr, result.stderr
+
+
+# "mesa-ñ" as a Latin-1 system names a file: bytes that are no UTF-8, which Python holds as a
+# lone surrogate. Every report shows the byte escaped, as Python's backslashreplace does.
+LATIN1_NAME = os.fsdecode(b"mesa-\xf1")
+SHOWN_NAME = "mesa-\\xf1"
+
+
+def _simulated(tmp_path, name: str, suffix: str):
+    """A Let It Ride log with planted faults, in a folder of its own, named ``name + suffix``."""
+    folder = tmp_path / "logs"
+    folder.mkdir(exist_ok=True)
+    made = tmp_path / f"made{suffix}"
+    assert run("simulate", "let-it-ride", "--rounds", "30", "--seed", "3", "--faults", "0.3", "--out",
+               made).exit_code == 0
+    return made.rename(folder / f"{name}{suffix}")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_log_whose_name_is_no_utf8_is_audited_and_named_escaped_in_every_report(tmp_path, suffix):
+    log = _simulated(tmp_path, LATIN1_NAME, suffix)
+    if suffix == ".csv":
+        with log.open("a") as fh:
+            fh.write("not,a,row\n")  # a rejected record names its file too
+    out = tmp_path / "out"
+    result = run("audit", log.parent, "--out", out, "--format", "html,json,csv,sarif,junit")
+    assert result.exit_code == 1, result.output  # findings; not an error
+    shown = f"{SHOWN_NAME}{suffix}"
+    # Every report is UTF-8 (read strictly) and names the file alike.
+    texts = {p.name: p.read_bytes().decode("utf-8") for p in out.iterdir()}
+    report = json.loads(texts["audit-report.json"])
+    (item,) = report["inputs"]
+    assert item["path"].endswith(shown) and item["error"] is None and item["records_audited"] > 0
+    assert report["findings"] and {f["file"] for f in report["findings"]} == {item["path"]}
+    assert {r["file"] for r in report["rejected"]} <= {item["path"]}
+    assert bool(report["rejected"]) == (suffix == ".csv")
+    assert {row["file"] for row in csv.DictReader(texts["audit-findings.csv"].lstrip("\ufeff").splitlines())} == \
+        {item["path"]}
+    assert shown in texts["audit-report.html"]
+    sarif = json.loads(texts["audit-report.sarif"])
+    assert sarif["runs"][0]["artifacts"][0]["location"]["uri"].endswith("mesa-%5Cxf1" + suffix)
+    assert shown in ET.fromstring(texts["audit-junit.xml"].encode("utf-8")).find(".//failure").text
+
+
+def test_batch_audits_a_log_whose_name_is_no_utf8_and_its_ledger_names_it_escaped(tmp_path):
+    log = _simulated(tmp_path, LATIN1_NAME, ".csv")
+    out = tmp_path / "batch"
+    first = runner.invoke(app, ["batch", str(log.parent), "--out", str(out)])
+    assert first.exit_code == 1, first.output  # new findings
+    with sqlite3.connect(out / "audit.db") as db:
+        paths = [p for (p,) in db.execute("SELECT path FROM paths")]
+        files = db.execute("SELECT path, status FROM files").fetchall()
+    assert [p.endswith(f"{SHOWN_NAME}.csv") for p in paths] == [True]
+    assert files == [(paths[0], "ok")]
+    # The next run finds the file the ledger knows under that name: nothing new.
+    again = runner.invoke(app, ["batch", str(log.parent), "--out", str(out)])
+    assert again.exit_code == 0, again.output

@@ -85,15 +85,17 @@ def audit_task(task: Task) -> dict:
     """Audit the task's files with their context; keep what belongs to the task's files.
     Runs in a worker process or on a Dask worker: takes and returns plain, picklable data."""
     from ..engine import audit
+    from ..logs.files import path_text
 
     result = audit([Path(p) for p in (*task.files, *task.context)], profiles=list(task.profiles),
                    lang=task.lang)
-    mine = set(task.files)
+    # (the audit names a file by its name as text: see ``_shown``)
+    mine = {path_text(p) for p in task.files}
     inputs = {i.path: i for i in result.inputs}
     context_errors = [f"{i.path}: {i.error}" for p, i in inputs.items() if p not in mine and i.error]
     findings = result.findings[result.findings["file"].astype(str).isin(mine)].reset_index(drop=True)
     rejected = result.rejected[result.rejected["file"].astype(str).isin(mine)].reset_index(drop=True)
-    return {"inputs": [inputs[p] for p in task.files if p in inputs], "findings": findings,
+    return {"inputs": [inputs[p] for p in map(path_text, task.files) if p in inputs], "findings": findings,
             "rejected": rejected, "rules": list(result.rules), "games": list(result.games),
             "period": result.period, "totals": dict(result.totals), "context_errors": context_errors,
             "unaudited": [p for p in result.unaudited if p in mine]}
@@ -253,6 +255,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     with ledger:
+        # Files are found, hashed and audited by their names; the audit's results, the ledger
+        # and the reports name them as text (``_shown``), which they are keyed by from step 4 on.
         files = sorted({str(Path(p).resolve()) for p in discover(opts.paths)})
         known = ledger.files()
         spans_db = ledger.spans()
@@ -265,14 +269,15 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             try:
                 present[path] = sha256_of(Path(path))
             except OSError as exc:
-                failed[path] = _t("input.unreadable", lang, error=exc.strerror or str(exc))
+                failed[_shown(path)] = _t("input.unreadable", lang, error=exc.strerror or str(exc))
         first_path: dict[str, str] = {}
         for path, sha in sorted(present.items()):
             first_path.setdefault(sha, path)
         live_ok = {s for s, f in known.items() if f["status"] == "ok" and f["live"]}
         fresh_shas = sorted(s for s in first_path if s not in live_ok)
         present_shas = set(first_path)
-        superseded = sorted({old for p, old in old_paths.items() if p in present and present[p] != old
+        present_shown = {_shown(p): s for p, s in present.items()}  # as the ledger's paths are
+        superseded = sorted({old for p, old in old_paths.items() if p in present_shown and present_shown[p] != old
                              and old not in present_shas and old in known and known[old]["live"]})
         gone = [(known[s]["game"], spans_db.get(s, {})) for s in superseded if known[s]["game"]]
 
@@ -304,7 +309,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             audit_seconds = time.perf_counter() - t0
 
         # 4. What each authoritative content now holds.
-        sha_of = {p: s for p, s in present.items()}
+        sha_of = present_shown
         audited: dict[str, list[dict]] = {}
         file_rows: list[dict] = []
         spans_out: dict[str, dict] = {}
@@ -312,7 +317,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         refused: set[str] = set()  # failed files that were read, none of whose records could be audited
         for task, res in zip(tasks, results):
             by_path = {i.path: i for i in res["inputs"]}
-            for path in task.files:
+            for path in map(_shown, task.files):
                 sha = sha_of[path]
                 item = by_path.get(path)
                 error = item.error if item is not None else _t("batch.not_audited", lang)
@@ -349,7 +354,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
         run_id = ledger.next_run_id()
         run_dir = opts.out / "runs" / f"{run_id:04d}"
-        run = {"run_id": run_id, "started_at": started, "inputs": "\n".join(str(p) for p in opts.paths),
+        run = {"run_id": run_id, "started_at": started, "inputs": "\n".join(map(_shown, opts.paths)),
                "executor": ex.name, "files_seen": len(files),
                "files_audited": sum(1 for r in file_rows if r["status"] == "ok"), "files_failed": len(failed),
                "report_dir": str(Path("runs") / f"{run_id:04d}")}
@@ -375,7 +380,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             return {"exit_code": code, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
         try:
-            ledger.commit_run(run, files=file_rows, paths={p: s for p, s in present.items()},
+            ledger.commit_run(run, files=file_rows, paths=present_shown,
                                       spans=spans_out, superseded=superseded, audited=audited, waive=waive,
                                       before_commit=write_reports)
         except LedgerError as exc:
@@ -401,6 +406,14 @@ class _executor:
 
     def __exit__(self, *exc):
         self.ex.close()
+
+
+def _shown(path) -> str:
+    """A file's name as the audit names it (``files.path_text``): bytes that are no UTF-8
+    escaped, which the ledger and the reports can hold."""
+    from ..logs.files import path_text
+
+    return path_text(path)
 
 
 def _lima_day(started_at: str | None) -> date | None:

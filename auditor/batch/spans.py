@@ -41,9 +41,11 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
     if name.endswith(".parquet"):
         import pyarrow.parquet as pq
 
-        columns = pq.read_schema(path).names
+        from ..logs.sources import arrow_file
+
+        columns = pq.read_schema(arrow_file(path)).names
         use = [c for c in ("table_id", "started_at") if c in columns]
-        return columns, pq.read_table(path, columns=use).to_pandas().astype(str)
+        return columns, pq.read_table(arrow_file(path), columns=use).to_pandas().astype(str)
     if name.endswith((".jsonl", ".jsonl.gz")):
         data = path.read_bytes()
         if name.endswith(".gz"):

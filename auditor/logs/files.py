@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SUFFIXES", "InputError", "Scan", "scan", "sha256_of", "digest_job", "begin", "first_line"]
+__all__ = ["SUFFIXES", "InputError", "Scan", "scan", "sha256_of", "digest_job", "begin", "first_line", "path_text"]
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 # Read 8 MB at a time: while start-up imports, the hashing thread waits for the interpreter
@@ -33,10 +33,31 @@ _BLOCK = 1 << 23
 _CP1252_UNDEFINED = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
 
 
+def path_text(path) -> str:
+    r"""A file's name as the reports and the ledger give it: the name itself, unless it holds
+    bytes that are no UTF-8 (a file named by a system in another locale: ``mesa-ñ`` in Latin-1
+    is the bytes ``mesa-`` and F1), which Python keeps as lone surrogates that no UTF-8 text can
+    hold: those bytes are shown escaped, ``mesa-\xf1.csv``, as Python's ``backslashreplace``
+    shows them (and as the audit shows a Parquet value's bytes that are no text)."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = os.fsencode(text)
+    except UnicodeEncodeError:  # (not a name the system gave: no bytes stand behind it)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
 class InputError(Exception):
-    """A file that cannot be read at all (exit code 2). ``key`` names the catalogue message."""
+    """A file that cannot be read at all (exit code 2). ``key`` names the catalogue message;
+    ``path`` is the file's name as text (``path_text``)."""
 
     def __init__(self, path: str, key: str, **params):
+        path = path_text(path)
         super().__init__(f"{path}: {key} {params}")
         self.path = path
         self.key = key

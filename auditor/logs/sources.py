@@ -26,6 +26,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import re
 import zlib
 from collections.abc import Iterator
@@ -41,12 +42,12 @@ import pyarrow.csv as pv
 
 from ..arrowtext import buffers
 from .csvsplit import last_line_end, line_count, split_plain
-from .files import SUFFIXES, InputError, Scan, digest_job, first_line, scan
+from .files import SUFFIXES, InputError, Scan, digest_job, first_line, path_text, scan
 from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
 from .schema import columns_of, partners
 
 __all__ = ["Source", "open_source", "batch_schema", "absent_bits", "concat_batches", "SUFFIXES", "BATCH_ROWS",
-           "DELIMITERS", "delimiter_option"]
+           "DELIMITERS", "delimiter_option", "arrow_file"]
 
 BATCH_ROWS = 250_000
 DELIMITERS = (",", ";", "\t", "|")
@@ -95,6 +96,11 @@ class Source:
     # but marked on each row (``_absent``): where a round shows a bet whose settlement the file
     # has no column for, or the reverse, the rules that compare them are not checked.
     absent: tuple[str, ...] = ()
+    # The file's name as the rows, the rejects and the reports give it (``files.path_text``).
+    name: str = field(init=False, default="")
+
+    def __post_init__(self) -> None:
+        self.name = path_text(self.path)
 
     @property
     def sha256(self) -> str:
@@ -127,7 +133,7 @@ class Source:
     def _conform(self, table: pa.Table) -> pa.Table:
         n = table.num_rows
         empty = pa.LargeStringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, np.int64)), pa.py_buffer(b""))
-        columns = {"_file": _one_value(n, str(self.path))}
+        columns = {"_file": _one_value(n, self.name)}
         # Every reader gives large strings (a round's fields maybe run-encoded already; a
         # Parquet file's hand fields maybe dictionary-encoded) and int64 line numbers; a
         # Parquet cell may be null.
@@ -160,7 +166,7 @@ class Source:
         (a byte of the file, for a decoded stream)."""
         gz = self.path.name.lower().endswith(".gz")
         if self.native and not gz:
-            return pa.input_stream(str(self.path))
+            return pa.input_stream(arrow_file(self.path))
         # (Python's gzip, not Arrow's: it reads past the zero bytes that some tools pad a
         # compressed file with, as gzip itself does, where Arrow's stream stops with an error)
         raw = gzip.open(self.path, "rb") if gz else open(self.path, "rb")
@@ -337,7 +343,7 @@ class Source:
             yield _json_table(buffered)
         if bad:
             lines, reasons, details, texts = zip(*bad)
-            rejected = _rejects(str(self.path), list(lines), "", list(reasons), list(details))
+            rejected = _rejects(self.name, list(lines), "", list(reasons), list(details))
             rejected["_text"] = np.array(texts, np.uint64)  # (see engine._GameRun.finish)
             self.record_rejects.append(rejected)
 
@@ -356,7 +362,7 @@ class Source:
             # (a list, a struct, bytes that are no text).
             wanted = [name for name in self.names if name in _known_of(self.game)]
             coded = _repeating_columns(self.path, wanted)
-            parquet = pq.ParquetFile(self.path, read_dictionary=coded, pre_buffer=False)
+            parquet = pq.ParquetFile(arrow_file(self.path), read_dictionary=coded, pre_buffer=False)
             round_level = _round_level(self.game)
             first = 1
             for batch in parquet.iter_batches(batch_size=rows, columns=wanted):
@@ -478,11 +484,11 @@ def _repeating_columns(path: Path, names: list[str]) -> list[str]:
     group's whole dictionary: a column of more than an eighth of ``_PROBE_ROWS`` values in the
     first row group is read as text."""
     import pyarrow.parquet as pq
-    text = [f.name for f in pq.read_schema(path) if f.name in names
+    text = [f.name for f in pq.read_schema(arrow_file(path)) if f.name in names
             and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
     if not text:
         return []
-    first = next(pq.ParquetFile(path, read_dictionary=text).iter_batches(batch_size=_PROBE_ROWS, columns=text), None)
+    first = next(pq.ParquetFile(arrow_file(path), read_dictionary=text).iter_batches(batch_size=_PROBE_ROWS, columns=text), None)
     if first is None:
         return []
     return [name for name, column in zip(first.schema.names, first.columns) if _repeats(column)]
@@ -495,7 +501,7 @@ def _parquet_first_row(path: Path, names: list[str]) -> tuple[str, tuple[str, st
     import pyarrow.parquet as pq
     wanted = [n for n in ("started_at", "table_id", "round_id") if names.count(n) == 1]
     try:
-        batch = next(pq.ParquetFile(path).iter_batches(batch_size=1, columns=wanted))
+        batch = next(pq.ParquetFile(arrow_file(path)).iter_batches(batch_size=1, columns=wanted))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, StopIteration):
         return "", None
     row = {}
@@ -668,6 +674,13 @@ class _Recoded(io.RawIOBase):
         super().close()
 
 
+def arrow_file(path: Path):
+    """``path`` as pyarrow is given it: its name, or, where the name is no UTF-8 text (see
+    ``files.path_text``), which pyarrow cannot hand to the system, the file opened by its bytes."""
+    name = str(path)
+    return name if path_text(name) == name else pa.OSFile(os.fsencode(name))
+
+
 def _python_codec(encoding: str) -> str:
     """The codec Python reads the text with (a UTF-8 BOM is skipped)."""
     name = codecs.lookup(encoding).name
@@ -833,8 +846,8 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
 
         kind = "parquet"
         try:
-            schema = pq.read_schema(path)
-            has_rows = pq.ParquetFile(path).metadata.num_rows > 0
+            schema = pq.read_schema(arrow_file(path))
+            has_rows = pq.ParquetFile(arrow_file(path)).metadata.num_rows > 0
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
         names = list(schema.names)
