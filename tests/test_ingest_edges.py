@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -539,3 +540,24 @@ def test_a_number_out_of_range_is_rejected_with_the_number(tmp_path):
     result = audit([write_log(tmp_path / "mesa.csv", rows)])
     own = result.rejected[result.rejected["reason"] == "reject.out_of_range"]
     assert sorted(zip(own["field"], own["detail"])) == [("hand", "99"), ("seat", "0")]
+
+
+def _round_document(row: dict) -> dict:
+    base = {k: row[k] for k in HEADER[:6]}
+    hand_fields = {k: row[k] for k in HEADER[6:]}
+    return {"game": "pot-luck-blackjack", **base, "hands": [hand_fields]}
+
+
+@pytest.mark.parametrize("leading", ['{"export": "Casino Ejemplo", "version": 2}', "{}",
+                                     '{"table_id": "T1", "round_id": "R0", "hands": []}', "null", "[]"])
+def test_a_jsonl_file_is_told_by_its_rounds_past_leading_lines_that_are_none(tmp_path, leading):
+    """An export's own header object, ``{}`` or a round without hands before the rounds is one
+    line rejected as no round, as ``null`` is: the game is told by the first round."""
+    log = tmp_path / "lead.jsonl"
+    docs = [_round_document(hand("R1")), _round_document(hand("R2", minute=1))]
+    log.write_text(leading + "\n" + "".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    assert open_source(log).game == "pot-luck-blackjack"
+    result = audit([log])
+    (item,) = result.inputs
+    assert item.error is None and (item.records_read, item.records_audited, item.records_rejected) == (3, 2, 1)
+    assert list(zip(result.rejected["line"], result.rejected["reason"])) == [(1, "reject.not_a_round")]

@@ -47,6 +47,8 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
         use = [c for c in ("table_id", "started_at") if c in columns]
         return columns, pq.read_table(arrow_file(path), columns=use).to_pandas().astype(str)
     if name.endswith((".jsonl", ".jsonl.gz")):
+        from ..logs.sources import _first_hand
+
         data = path.read_bytes()
         if name.endswith(".gz"):
             data = gzip.decompress(data)
@@ -61,11 +63,10 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
                 continue
             if not isinstance(doc, dict):
                 continue
-            if not columns:
+            hand = _first_hand(doc) if not columns else None
+            if hand is not None:  # the first round's (as the audit tells the game: not an export's header object)
                 columns.update(k for k in doc if k != "hands")
-                hands = doc.get("hands")
-                if isinstance(hands, list) and hands and isinstance(hands[0], dict):
-                    columns.update(hands[0])
+                columns.update(hand)
             rows.append((str(doc.get("table_id", "")), str(doc.get("started_at", ""))))
         return sorted(columns), pd.DataFrame(rows, columns=["table_id", "started_at"])
     head = pd.read_csv(path, nrows=0, dtype=str, compression="infer")

@@ -953,9 +953,14 @@ def _parts(job: Future) -> tuple[Future, Future]:
 
 
 def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
-    """Field names of the first readable round document (round and hand fields), and its
-    start time (to put the files of a table in time order)."""
+    """Field names (round and hand fields) of the first round document among the file's first
+    lines, and its start time (to put the files of a table in time order). The lines that the
+    reader rejects as no round are passed over: an export may begin with a header object of
+    its own (``{"export": …, "version": 2}``), ``{}`` or a round without hands. Where none
+    of the first lines is a round, the names of the first object: they name no game, and the
+    error lists them."""
     opener = gzip.open if path.name.lower().endswith(".gz") else open
+    first: dict | None = None
     try:
         with opener(path, "rt", encoding=_python_codec(encoding), errors="replace") as fh:
             for _, line in zip(range(1000), fh):
@@ -963,17 +968,29 @@ def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
                     doc = json.loads(line)
                 except (ValueError, RecursionError):
                     continue
-                if isinstance(doc, dict):
-                    hands = doc.get("hands") if isinstance(doc.get("hands"), list) else []
-                    hand = hands[0] if hands and isinstance(hands[0], dict) else {}
-                    names = list(dict.fromkeys([str(k) for k in doc if k != "hands"] + [str(k) for k in hand]))
-                    return names, str(doc.get("started_at") or "")
+                if not isinstance(doc, dict):
+                    continue
+                hand = _first_hand(doc)
+                if hand is not None:
+                    return _document_names(doc, hand), str(doc.get("started_at") or "")
+                if first is None:
+                    first = doc
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
     except UnicodeError as exc:  # an encoding given that the file is not in (UTF-16 without its BOM)
         raise InputError(str(path), "input.not_in_encoding", encoding=encoding,
                          error=first_line(exc)) from None
-    return [], ""
+    return (_document_names(first, {}), str(first.get("started_at") or "")) if first is not None else ([], "")
+
+
+def _first_hand(doc: dict) -> dict | None:
+    """The first hand of a JSON object that is a round (a ``hands`` list holding an object), else None."""
+    hands = doc.get("hands")
+    return next((h for h in hands if isinstance(h, dict)), None) if isinstance(hands, list) else None
+
+
+def _document_names(doc: dict, hand: dict) -> list[str]:
+    return list(dict.fromkeys([str(k) for k in doc if k != "hands"] + [str(k) for k in hand]))
 
 
 def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:

@@ -223,6 +223,12 @@ def main() -> None:
     docs[2]["hands"][0]["net_main"] = float("inf")
     write("json_nan_amounts.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
 
+    # An export that begins with objects that are no rounds (a header object of its own, {},
+    # a round without hands): each a rejected line, and the game told by the rounds after them.
+    docs = [{"export": "Casino Ejemplo", "version": 2}, {},
+            {**json.loads(jsonl_text(CLEAN).splitlines()[0]), "round_id": "R0", "hands": []}]
+    write("json_leading_objects_no_rounds.jsonl", "".join(json.dumps(d) + "\n" for d in docs) + jsonl_text(CLEAN))
+
     # --- malicious content: nothing is executed, nothing written elsewhere ----------------
     evil = [DEALER_DREW | {"dealer_id": "<script>alert(1)</script>", "table_id": "../../etc/passwd",
                            "round_id": "<img src=x onerror=alert(2)>"},
