@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from auditor.engine import audit
+from auditor.i18n import t
 from auditor.logs.ingest import _blank, _choice_codes, _parse_ints, _runs, _text_at
 from auditor.logs.files import _hashing, scan
 from auditor.logs.sources import open_source
@@ -561,3 +562,39 @@ def test_a_jsonl_file_is_told_by_its_rounds_past_leading_lines_that_are_none(tmp
     (item,) = result.inputs
     assert item.error is None and (item.records_read, item.records_audited, item.records_rejected) == (3, 2, 1)
     assert list(zip(result.rejected["line"], result.rejected["reason"])) == [(1, "reject.not_a_round")]
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_blank_lines_before_the_header_are_passed_over_and_the_rows_keep_their_lines(tmp_path, monkeypatch, eol):
+    """An empty line, one of spaces or one of separators only before the header (or after
+    Excel's hint) is no header: the log audits as the same log without them, its findings and
+    rejects as many lines further down, whether its encoding is checked before the audit or
+    beside it; a note says so. A file of such lines alone is still empty."""
+    from auditor.logs import sources
+
+    rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(300)]
+    rows[7]["net_main"] = "25.00"  # over-paid: a PLB-WIN finding
+    rows[11]["bet"] = "diez"  # rejected
+    plain = write_log(tmp_path / "plain.csv", rows).read_text(encoding="utf-8").replace("\n", eol)
+    (tmp_path / "plain.csv").write_bytes(plain.encode("ascii"))
+    (tmp_path / "blank.csv").write_bytes(f"{eol}   {eol},,,{eol}{plain}".encode("ascii"))
+    (tmp_path / "hinted.csv").write_bytes(f" {eol}sep=,{eol}{eol}{plain}".encode("ascii"))
+
+    def seen(log: Path, head: int, shift: int):
+        monkeypatch.setattr(sources, "_HEAD", head)
+        result = audit([log], chunk_rows=100)
+        item = result.inputs[0]
+        return (item.error, item.records_read, item.records_audited, result.totals["rounds"],
+                sorted(zip(result.findings["code"], result.findings["line"] - shift)),
+                sorted(zip(result.rejected["reason"], result.rejected["line"] - shift))), item.notes
+
+    for head in (256, 1 << 22):  # the encoding checked beside the audit, then before it
+        expected, notes = seen(tmp_path / "plain.csv", head, 0)
+        assert expected[0] is None and expected[4] and expected[5] and not notes
+        blank, blank_notes = seen(tmp_path / "blank.csv", head, 3)
+        assert blank == expected
+        assert blank_notes == (t("input.blank_lines_before_header", "es", count=3, header=4),)
+        hinted, hinted_notes = seen(tmp_path / "hinted.csv", head, 3)
+        assert hinted == expected and len(hinted_notes) == 2 and "«sep=,»" in hinted_notes[0]
+    (tmp_path / "blanks.csv").write_bytes(f"{eol} {eol}".encode("ascii"))
+    assert audit([tmp_path / "blanks.csv"]).inputs[0].error == t("input.empty", "es")

@@ -89,7 +89,7 @@ class Source:
     # (a ``Scan``), and where the lines after the header begin.
     verdict: Future | None = None
     header_bytes: int = 0
-    # Lines before a CSV file's header: 1 where the first is Excel's separator hint ("sep=;").
+    # Lines before a CSV file's header: Excel's separator hint ("sep=;"), blank lines (``_Top``).
     preamble: int = 0
     # The game's optional columns that a CSV or Parquet file leaves out (a JSONL document that
     # leaves out a field means its default, as the schema says). Read as their default too,
@@ -194,7 +194,7 @@ class Source:
             stream = self._text_stream()
         except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
             raise InputError(str(self.path), "input.unparsable", error=first_line(exc)) from None
-        next_line = 2 + self.preamble  # the header's line is 1, or 2 after an Excel separator hint
+        next_line = 2 + self.preamble  # the header's line is 1, or later after a separator hint or blank lines
         size = max(1 << 14, min(rows * 128, 1 << 26))
         blocks = _line_blocks(stream, size, skip=1 + self.preamble)
         start = self.header_bytes  # of the next block, in the file (while it is read as it is)
@@ -762,45 +762,72 @@ def _separator_hint(line: str) -> str | None:
     return hint[1] if hint else None
 
 
-def _first_lines(reader) -> list[str]:
-    """The lines up to the first row: (the separator hint,) the header, the first row."""
-    lines = [reader.readline(1 << 20), reader.readline(1 << 20)]
-    if _separator_hint(lines[0]) is not None:
-        lines.append(reader.readline(1 << 20))
-    return lines
+@dataclass(frozen=True)
+class _Top:
+    """A CSV file's lines up to its first row: the header, and the lines before it (``before``
+    of them, ``size`` characters in all), which are blank lines and maybe Excel's separator
+    hint (``hint``, its line as the file gives it)."""
+    header: str
+    first: str
+    before: int = 0
+    size: int = 0
+    hint: str | None = None
+    hint_line: int = 0
 
 
-def _first_lines_in(head: bytes) -> list[str] | None:
+# Some exporters begin a file with an empty line (or one of spaces, or of separators only, a
+# spreadsheet's blank first row) before the header, or put one after Excel's hint. No header
+# is blank: such lines are passed over, as among the rows, and the rows keep their lines.
+def _is_blank(line: str) -> bool:
+    return not line.strip(" \t\r\n\x00\ufeff,;|")
+
+
+def _first_lines(reader) -> _Top:
+    """The lines up to the first row: blank lines, (the separator hint, blank lines,) the
+    header, the first row."""
+    before = size = 0
+    hint, hint_line = None, 0
+    while True:
+        line = reader.readline(1 << 20)
+        if line and _is_blank(line):
+            before, size = before + 1, size + len(line)
+        elif line and hint is None and _separator_hint(line) is not None:
+            hint, hint_line = line, before + 1
+            before, size = before + 1, size + len(line)
+        else:
+            return _Top(header=line, first=reader.readline(1 << 20), before=before, size=size, hint=hint,
+                        hint_line=hint_line)
+
+
+def _first_lines_in(head: bytes) -> _Top | None:
     """``_first_lines`` of the file's first bytes (ASCII), when they all end there."""
     if not head:
         return None
     text = io.StringIO(head.decode("ascii"), newline="")
-    lines = _first_lines(text)
+    top = _first_lines(text)
     # (a line that ends where the head does may go on: a CR's LF may follow)
-    return lines if text.tell() < len(head) and lines[-1].endswith(("\n", "\r")) else None
+    return top if text.tell() < len(head) and top.first.endswith(("\n", "\r")) else None
 
 
 def _header_csv(path: Path, encoding: str, delimiter: str | None,
-                lines: list[str] | None = None) -> tuple[list[str], str, str, str | None]:
-    """(column names, first data line, separator, the separator hint's line or None) of a CSV
-    file, from its ``_first_lines`` (read here when not given). A first line that is Excel's
-    separator hint is read as such: the header is the next line, and the hint names the
-    separator, unless ``delimiter`` does or the hint's does not split the header into known
-    column names (the separator is then told from the header, as without a hint)."""
-    if lines is None:
+                top: _Top | None = None) -> tuple[list[str], str, _Top]:
+    """(column names, separator, ``_Top``) of a CSV file, from its ``_first_lines`` (read
+    here when not given). Excel's separator hint before the header is read as such: it names
+    the separator, unless ``delimiter`` does or the hint's does not split the header into
+    known column names (the separator is then told from the header, as without a hint)."""
+    if top is None:
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         try:
             with opener(path, "rt", encoding=_python_codec(encoding), errors="replace", newline="") as fh:
-                lines = _first_lines(fh)
+                top = _first_lines(fh)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
         except UnicodeError as exc:  # an encoding given that the file is not in (UTF-16 without its BOM)
             raise InputError(str(path), "input.not_in_encoding", encoding=encoding,
                              error=first_line(exc)) from None
-    hint = _separator_hint(lines[0])
-    said = lines[0].rstrip("\r\n").lstrip("\ufeff") if hint is not None else None
-    header, first = lines[-2:]
-    if not header.strip():
+    hint = _separator_hint(top.hint) if top.hint is not None else None
+    header = top.header
+    if not header.strip():  # (nothing but blank lines, and maybe a hint)
         raise InputError(str(path), "input.empty")
     if delimiter is None:
         splits = hint is not None and hint != '"' and len(_known_names() & set(_split_header(header, hint))) >= 2
@@ -810,7 +837,7 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None,
     names = _split_header(header, delimiter)
     if len(set(names)) != len(names) or not all(names):
         raise InputError(str(path), "input.bad_header")
-    return names, first, delimiter, said
+    return names, delimiter, top
 
 
 def _closest_game(names: list[str]) -> tuple[str, list[str]] | None:
@@ -855,9 +882,9 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             first_time, first_round = _parquet_first_row(path, names)
     else:
         head = _head(path) if name.endswith(".csv") and not encoding else b""
-        lines = _first_lines_in(head)
-        header_bytes = len("".join(lines[:-1])) if lines else 0  # (ASCII: a byte a character)
-        deferred = lines is not None
+        top = _first_lines_in(head)
+        header_bytes = top.size + len(top.header) if top else 0  # (ASCII: a byte a character)
+        deferred = top is not None
         if not deferred:
             found = scan(path)
             if found.blank:
@@ -868,10 +895,14 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             names, first_time = _jsonl_names(path, codec)
         else:
             kind = "csv"
-            names, first, sep, hint = _header_csv(path, codec, delimiter_option(delimiter), lines)
-            preamble = int(hint is not None)
-            if hint is not None:
-                notes.append(("input.excel_separator_line", {"line": hint}))
+            names, sep, top = _header_csv(path, codec, delimiter_option(delimiter), top)
+            first, preamble = top.first, top.before
+            if top.hint is not None:
+                notes.append(("input.excel_separator_line", {"line": top.hint.rstrip("\r\n").lstrip("\ufeff"),
+                                                              "number": top.hint_line, "header": preamble + 1}))
+            blank = preamble - (top.hint is not None)
+            if blank:
+                notes.append(("input.blank_lines_before_header", {"count": blank, "header": preamble + 1}))
             if sep != ",":
                 notes.append(("input.delimiter_used", {"delimiter": _shown(sep)}))
             has_rows = bool(first.strip())

@@ -153,6 +153,8 @@ def main() -> None:
     write("header_repeated_bom.csv", csv_text(CLEAN[:2]) + "\ufeff" + csv_text(CLEAN[2:]))
     # Some exporters write Excel's separator hint before the header.
     write("excel_separator_line.csv", "sep=;\r\n" + csv_text(CLEAN, sep=";", eol="\r\n"))
+    # An empty line, one of spaces and one of separators only before the header: passed over.
+    write("blank_lines_before_header.csv", "\n  \n,,,\n" + clean)
     # ... after Excel's byte-order mark, naming the comma; a bad amount on line 4 (the header's is 2).
     write("excel_separator_line_bom.csv", "\ufeffsep=,\n" + csv_text([CLEAN[0], {**CLEAN[1], "bet": "diez"},
                                                                      *CLEAN[2:]]))
