@@ -598,3 +598,39 @@ def test_blank_lines_before_the_header_are_passed_over_and_the_rows_keep_their_l
         assert hinted == expected and len(hinted_notes) == 2 and "«sep=,»" in hinted_notes[0]
     (tmp_path / "blanks.csv").write_bytes(f"{eol} {eol}".encode("ascii"))
     assert audit([tmp_path / "blanks.csv"]).inputs[0].error == t("input.empty", "es")
+
+
+def test_a_jsonl_key_given_twice_is_found_however_the_line_is_written_and_a_clean_line_costs_no_second_parse(tmp_path):
+    """The cheap test before the exact one (``_keys_may_repeat``) never passes over a repeated
+    key: with blanks before its colon, compact, escaped (a time's colon as ``\\u003a``), in a
+    hand or the round; and it sends no line of a usual export to the second parse. Each such
+    line is rejected naming the key: the round whole where the key is not what tells it."""
+    from auditor.logs.sources import _keys_may_repeat, _repeated_key
+
+    doc = _round_document(hand("R1"))
+    for separators in ((", ", ": "), (",", ":"), (" , ", " : "), ("\t,", "\t:\t")):
+        assert not _keys_may_repeat(json.dumps(doc, separators=separators), doc), separators
+    plain = json.dumps(doc)
+    repeats = {
+        "round": plain.replace('"dealer_id": "D1"', '"dealer_id": "D9", "dealer_id": "D1"'),
+        "blank before the colon": plain.replace('"dealer_id": "D1"', '"dealer_id"  :"D9",  "dealer_id"\t:  "D1"'),
+        "compact": json.dumps(doc, separators=(",", ":")).replace('"bet":"10.00"', '"bet":"99","bet":"10.00"'),
+        "escaped time": plain.replace('"bet": "10.00"', '"bet": "1", "bet": "10.00"').replace(
+            "20:00:00", "20\\u003a00\\u003a00"),
+        "a colon in a text": plain.replace('"dealer_id": "D1"', '"dealer_id": "D:1 :", "dealer_id": "D1"'),
+    }
+    for case, line in repeats.items():
+        parsed = json.loads(line)
+        assert _keys_may_repeat(line, parsed) and _repeated_key(line) is not None, case
+    assert _repeated_key(repeats["compact"]) == ("bet", "1: bet", False)
+    assert _repeated_key(repeats["round"]) == ("dealer_id", "dealer_id", True)
+
+    log = tmp_path / "twice.jsonl"
+    second = _round_document(hand("R2", minute=1))
+    log.write_text(plain.replace('"table_id": "T1"', '"table_id": "T1", "table_id": "T2"') + "\n"
+                   + repeats["compact"].replace('"R1"', '"R3"') + "\n" + json.dumps(second) + "\n", encoding="utf-8")
+    result = audit([log])
+    assert result.totals["rounds"] == 1 and result.inputs[0].records_rejected == 2
+    assert list(zip(result.rejected["line"], result.rejected["field"], result.rejected["reason"],
+                    result.rejected["detail"])) == [(1, "table_id", "reject.duplicate_key", "table_id"),
+                                                   (2, "bet", "reject.duplicate_key", "1: bet")]

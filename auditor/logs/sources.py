@@ -299,7 +299,7 @@ class Source:
     def _jsonl(self, rows: int) -> Iterator[pa.Table]:
         opener = gzip.open if self.path.name.endswith(".gz") else open
         buffered: list[dict] = []
-        bad: list[tuple[int, str, str, int]] = []  # (line, reason, where it stops being JSON, its text's hash)
+        bad: list[tuple[int, str, str, str, int]] = []  # (line, field, reason, detail, its text's hash)
         errors = "strict" if self.native else "replace"
         round_keys = _round_level(self.game) | {"game"}
         with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
@@ -313,17 +313,23 @@ class Source:
                         if "\\u" in line:  # an escape may name half a UTF-16 pair, which is no text
                             json.dumps(doc, ensure_ascii=False).encode("utf-8")
                     except UnicodeEncodeError:
-                        bad.append((number, "reject.bad_text", "", _line_hash(line)))
+                        bad.append((number, "", "reject.bad_text", "", _line_hash(line)))
                         continue
                     except (ValueError, RecursionError) as exc:
-                        bad.append((number, "reject.bad_json",
+                        bad.append((number, "", "reject.bad_json",  # (the detail: where it stops being JSON)
                                     str(exc.colno) if isinstance(exc, json.JSONDecodeError) else "", _line_hash(line)))
                         continue
                     if not isinstance(doc, dict) or not isinstance(doc.get("hands"), list) or not doc["hands"]:
-                        bad.append((number, "reject.not_a_round", "", _line_hash(line)))
+                        bad.append((number, "", "reject.not_a_round", "", _line_hash(line)))
+                        continue
+                    repeated = _repeated_key(line) if _keys_may_repeat(line, doc) else None
+                    if repeated is not None and repeated[2] and repeated[0] in _IDENTITY:
+                        # Which round the line is is not known: no round's, as a line that is no JSON.
+                        bad.append((number, repeated[0], "reject.duplicate_key", repeated[1], _line_hash(line)))
                         continue
                     base = {k: v for k, v in doc.items() if k != "hands"}
-                    fault = _hands_fault(doc["hands"], base, round_keys)
+                    fault = ((repeated[0], "reject.duplicate_key", repeated[1]) if repeated is not None
+                             else _hands_fault(doc["hands"], base, round_keys))
                     if fault is not None:
                         # One row of the round's own fields, rejected for the fault: the round
                         # is known to the audit (its other rows rejected with it, and no rule
@@ -342,8 +348,8 @@ class Source:
         if buffered:
             yield _json_table(buffered)
         if bad:
-            lines, reasons, details, texts = zip(*bad)
-            rejected = _rejects(self.name, list(lines), "", list(reasons), list(details))
+            lines, fields, reasons, details, texts = zip(*bad)
+            rejected = _rejects(self.name, list(lines), list(fields), list(reasons), list(details))
             rejected["_text"] = np.array(texts, np.uint64)  # (see engine._GameRun.finish)
             self.record_rejects.append(rejected)
 
@@ -399,6 +405,57 @@ class Source:
                 yield table
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(self.path), "input.unreadable", error=type(exc).__name__) from None
+
+
+# A JSON object that gives a key twice (``"table_id": "LIR-03", "table_id": "LIR-09"``) is read
+# by Python with the last value, silently; a CSV or Parquet file that names a column twice is
+# refused. Such a line is rejected, naming the key: as its round's own fault (the round rejected
+# whole), or as no round's where the key is what tells the round (which of the two is unknown).
+_IDENTITY = frozenset({"table_id", "round_id", "hands"})
+
+
+def _keys_may_repeat(line: str, doc: dict) -> bool:
+    """Whether the line may give a key twice: a cheap test, made on every line. Each key is
+    followed by a colon, so a line with no more colons than the round document and its hands
+    have keys, besides those of its time (``20:15:00-05:00``, as the line writes it where it
+    has no escape), gives none twice; nor does one whose colons after a closing quote, or
+    after blanks (``"bet": ``, ``"bet" :``), are no more than its keys. (A text value that holds
+    such colons, or an object inside a value, only sends its line to ``_repeated_key``.)"""
+    keys = len(doc) + sum(len(hand) for hand in doc["hands"] if isinstance(hand, dict))
+    colons = line.count(":")
+    started = doc.get("started_at")
+    if isinstance(started, str) and "\\" not in line:
+        colons -= started.count(":")
+    return colons > keys and line.count('":') + line.count(" :") + line.count("\t:") > keys
+
+
+def _repeated_key(line: str) -> tuple[str, str, bool] | None:
+    """(key, where: the key, or ``N: key`` for the N-th hand's, whether it is the round
+    document's own) of the first key an object of the JSON line gives twice, or None."""
+    repeated: dict[int, str] = {}  # id of each object that gives a key twice -> the key
+
+    def pairs(items: list) -> dict:
+        obj = dict(items)
+        if len(obj) < len(items):
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    repeated[id(obj)] = key
+                    break
+                seen.add(key)
+        return obj
+
+    doc = json.loads(line, object_pairs_hook=pairs)
+    if not repeated:
+        return None
+    if id(doc) in repeated:
+        return repeated[id(doc)], repeated[id(doc)], True
+    hands = doc.get("hands") if isinstance(doc.get("hands"), list) else []
+    for number, hand in enumerate(hands, start=1):
+        if id(hand) in repeated:
+            return repeated[id(hand)], f"{number}: {repeated[id(hand)]}", False
+    key = next(iter(repeated.values()))  # (an object inside a value: a value of no field's kind anyway)
+    return key, key, False
 
 
 def _hands_fault(hands: list, base: dict, round_keys: frozenset[str]) -> tuple[str, str, str] | None:

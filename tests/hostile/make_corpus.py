@@ -217,6 +217,14 @@ def main() -> None:
     docs = [json.loads(line) for line in jsonl_text(CLEAN).splitlines()]
     docs.insert(1, {**docs[0], "hands": [None]})
     write("json_hand_not_object_in_split_round.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
+    # A key given twice, which Python's JSON would read as its last value: R1's table_id (which
+    # round it is, unknown: the line alone rejected), a bet of R2's second hand, with a blank
+    # before its colon (R2 rejected whole). R3 is clean.
+    lines = jsonl_text(CLEAN).splitlines()
+    lines[0] = lines[0].replace('"table_id": "T1"', '"table_id": "T1", "table_id": "T9"', 1)
+    at = lines[1].rindex('"bet": "10.00"')
+    lines[1] = lines[1][:at] + '"bet" : "1000.00", ' + lines[1][at:]
+    write("json_duplicate_keys.jsonl", "\n".join(lines) + "\n")
     # NaN and Infinity, which Python's JSON reads as numbers: values of no field's kind, not
     # missing ones (an amount, a dealer).
     docs = [json.loads(line) for line in jsonl_text(CLEAN).splitlines()]
