@@ -138,6 +138,18 @@ def _filters(date_from, date_to, tables, severity, lang: str):
     return ReportFilters(date_from=first, date_to=last, tables=tables, severity_min=severity)
 
 
+def _delimiter(value: str | None, lang: str) -> str | None:
+    """``--delimiter`` as the separator it names, refused unless it is one a log may be split
+    by: a letter, a digit or a word would split no header, and the audit would only say that
+    the game is unknown."""
+    from .logs.sources import DELIMITERS, _shown, delimiter_option
+
+    chosen = delimiter_option(value)
+    if chosen is not None and chosen not in DELIMITERS:
+        _fail(t("cli.bad_delimiter", lang, value=value, allowed=" ".join(map(_shown, DELIMITERS))))
+    return chosen
+
+
 @contextmanager
 def _progress(total: int, lang: str):
     """A progress callback for the engine: a rich bar on stderr when stderr is a terminal,
@@ -203,6 +215,7 @@ def audit(
     if fail_on not in FAIL_ON:
         _fail(t("cli.bad_fail_on", lang, value=fail_on, allowed=", ".join(FAIL_ON)))
     filters = _filters(date_from, date_to, table, severity, lang)
+    delimiter = _delimiter(delimiter, lang)
     _verify(lang)
 
     from . import engine, reporting

@@ -538,6 +538,10 @@ def test_a_usage_error_of_an_unknown_kind_keeps_clicks_text_after_the_catalogues
     (["audit", "x", "--severity", "grave"], "gravedad no válida para --severity: «grave»"),
     (["audit", "x", "--game", "poker"], "juego desconocido: «poker»"),
     (["audit", "x", "--lang", "fr"], "idioma no admitido: «fr»"),
+    (["audit", "x", "--delimiter", "x"], "separador no válido para --delimiter: «x» (se admiten: ',' ';' tab '|')"),
+    (["audit", "x", "--delimiter", "7"], "separador no válido para --delimiter: «7»"),
+    (["audit", "x", "--delimiter", ";;"], "separador no válido para --delimiter: «;;»"),
+    (["audit", "x", "--delimiter", "comma,"], "separador no válido para --delimiter: «comma,»"),
     (["explain", "PLB-NOPE"], "regla desconocida: «PLB-NOPE»"),
 ])
 def test_a_value_given_wrongly_is_quoted_so_that_even_a_blank_one_shows(tmp_path, monkeypatch, args, said):
@@ -603,3 +607,14 @@ def test_batch_audits_a_log_whose_name_is_no_utf8_and_its_ledger_names_it_escape
     # The next run finds the file the ledger knows under that name: nothing new.
     again = runner.invoke(app, ["batch", str(log.parent), "--out", str(out)])
     assert again.exit_code == 0, again.output
+
+
+@pytest.mark.parametrize("given", [",", ";", "tab", "TAB", "\t", "|", "semicolon"])
+def test_delimiter_names_one_of_the_separators_a_log_may_use(tmp_path, given):
+    """Each separator the help names, by itself or by name, splits the log it names."""
+    sep = {"tab": "\t", "TAB": "\t", "\t": "\t", "semicolon": ";"}.get(given, given)
+    log = tmp_path / "sep.csv"
+    log.write_text(write_log(tmp_path / "plain.csv", CLEAN).read_text(encoding="utf-8").replace(",", sep),
+                   encoding="utf-8")
+    result = run("audit", log, "--out", tmp_path / "out", "--delimiter", given)
+    assert result.exit_code == 0, result.output
