@@ -555,7 +555,7 @@ class _GameRun:
         if frame is None:
             frame = _empty_frame(game)
         table, rejects = type_rows(frame, game, p.letters)
-        card_rows = _row_mask(rejects[rejects["reason"] == "reject.bad_cards"], len(frame))
+        card_rows = _row_mask(rejects[rejects["reason"].isin(("reject.bad_cards", "reject.too_many_cards"))], len(frame))
         card_text = _card_text(frame, table, card_rows)
         del frame  # its strings are freed as soon as they are typed
         examined = self._examine(table, rejects)

@@ -517,9 +517,10 @@ def test_a_record_of_another_game_is_rejected_for_that_alone(tmp_path, suffix):
     assert set(own["reason"]) == {"reject.other_game"} and set(own["field"]) == {"game"}
 
 
-def test_more_cards_than_a_field_holds_is_the_formats_fault_not_the_decks(tmp_path):
+def test_more_cards_than_a_field_holds_is_said_to_be_so(tmp_path):
     """Cards of the deck, more than the field holds (six where Let It Ride's holds five), are
-    rejected as such, with no card finding; a card the deck lacks still is one."""
+    rejected as too many, not as a card the deck lacks; the round's card finding (a field the
+    audit cannot read as the game's) says so."""
     import pandas as pd
 
     from auditor.simulate import run
@@ -532,8 +533,11 @@ def test_more_cards_than_a_field_holds_is_the_formats_fault_not_the_decks(tmp_pa
     result = audit([log])
     own = result.rejected[result.rejected["reason"] != "reject.round_incomplete"]
     assert sorted(zip(own["line"], own["reason"])) == [(2, "reject.too_many_cards"), (len(frame) + 1, "reject.bad_cards")]
-    assert list(result.findings["code"]) == ["LIR-CARDS"]
-    assert result.findings["line"].tolist() == [len(frame) + 1]
+    found = result.findings.sort_values("line")
+    assert list(found["code"]) == ["LIR-CARDS", "LIR-CARDS"] and list(found["line"]) == [2, len(frame) + 1]
+    assert found["message"].str.endswith(("más naipes de los que admite el formato del registro",
+                                          "un naipe ilegible o que no es de la baraja")).all()
+    assert found["message"].iloc[0].endswith("formato del registro")
 
 
 def test_a_number_out_of_range_is_rejected_with_the_number(tmp_path):
