@@ -407,7 +407,7 @@ def test_files_are_audited_in_time_order_of_their_first_rounds():
     firsts = {"a.csv": "2026-11-03T00:10:00-05:00", "b.csv": "", "c.csv": "2026-11-02T23:30:00-05:00",
               "d.csv": "not a time", "e.csv": "2026-11-03T06:00:00+01:00", "f.csv": "2999-01-01T00:00:00Z",
               "g.parquet": "2026-11-02 23:50:00"}
-    sources = [SimpleNamespace(path=Path(name), first_time=first) for name, first in firsts.items()]
+    sources = [SimpleNamespace(path=Path(name), name=name, first_time=first) for name, first in firsts.items()]
     assert [s.path.name for s in _in_time_order(sources)] == \
         ["c.csv", "g.parquet", "e.csv", "a.csv", "b.csv", "d.csv", "f.csv"]
 
