@@ -226,14 +226,14 @@ def audit(
     except ProfileError as exc:
         _fail(t("cli.profile_error", lang, error=exc.text(lang)))
 
-    files = engine.discover(paths)
+    files = engine.discover(paths, (out,))
     if not files:
         _say(t("cli.no_files", lang))
     with _start_up_frozen():
         try:
             with _progress(len(files), lang) as step:
                 result = engine.audit(paths, game=game, profiles=profiles, lang=lang, progress=step,
-                                      encoding=encoding, delimiter=delimiter)
+                                      encoding=encoding, delimiter=delimiter, exclude=(out,))
         except SpecError as exc:
             _fail(t("cli.spec_error", lang, error=exc))
 

@@ -70,17 +70,21 @@ class AuditResult:
         return [i for i in self.inputs if i.error]
 
 
-def discover(paths: Iterable[Path]) -> list[Path]:
+def discover(paths: Iterable[Path], exclude: Iterable[Path] = ()) -> list[Path]:
     """Every log file under the given files and folders, sorted, each once: a file named
     twice (by a relative and an absolute path, through a link, or in a folder given with
     one of its files) is read under the first name it is given. A link named as a log whose
     target is gone is listed too: opening it fails, and the report says so (an export
-    missing from a folder is not passed over in silence)."""
+    missing from a folder is not passed over in silence). Files in a folder under
+    ``exclude`` (where the reports are written: a folder of exports may hold it, and the
+    findings' CSV of the last run is no log) are not looked for, unless named themselves."""
     found: dict[Path, Path] = {}  # the file itself -> the name it is read under
+    skip = [_the_file(Path(e)) for e in exclude]
     for p in map(Path, paths):
         if p.is_dir():
             named = sorted((f for f in p.rglob("*") if (f.is_file() or f.is_symlink() and not f.exists())
-                            and f.name.lower().endswith(SUFFIXES) and not f.name.lower().endswith(".truth.csv")),
+                            and f.name.lower().endswith(SUFFIXES) and not f.name.lower().endswith(".truth.csv")
+                            and not any(_the_file(f.parent).is_relative_to(e) for e in skip)),
                            key=str)
         else:
             named = [p]
@@ -101,17 +105,22 @@ def _the_file(path: Path) -> Path:
 
 def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[ProfileBase] = (),
           lang: str = "es", progress: Callable[[str], None] | None = None,
-          chunk_rows: int = CHUNK_ROWS, encoding: str | None = None, delimiter: str | None = None) -> AuditResult:
+          chunk_rows: int = CHUNK_ROWS, encoding: str | None = None, delimiter: str | None = None,
+          exclude: Iterable[Path] = ()) -> AuditResult:
     """Audit every log under ``paths``. Logs are read in chunks of about ``chunk_rows``
     rows holding whole rounds, so memory stays bounded whatever the size of the input; the
     result is the same as a single pass over everything (see ``_GameRun``). ``encoding`` and
-    ``delimiter`` override what is detected in each file (see ``logs.sources``)."""
+    ``delimiter`` override what is detected in each file (see ``logs.sources``); ``exclude``:
+    folders not looked in (see ``discover``)."""
     # The first call of compiled code loads numba's runtime (0.02-0.03 s, see
     # ``compiled._MachineCode``): done beside the scan of the files, not ahead of the first rows.
     threading.Thread(target=last_line_end, args=(np.zeros(1, np.uint8),), daemon=True).start()
     inputs: dict[str, InputSummary] = {}
     sources: dict[str, list[Source]] = {}
-    for path in discover(paths):
+    for path in discover(paths, exclude):
+        if path.exists() and not path.is_file():  # a pipe or a device named as a log: reading it could wait forever
+            inputs[path_text(path)] = _failed_input(path, t("input.not_a_file", lang))
+            continue
         try:
             src = open_source(path, game, encoding=encoding, delimiter=delimiter)
         except InputError as exc:

@@ -618,3 +618,24 @@ def test_delimiter_names_one_of_the_separators_a_log_may_use(tmp_path, given):
                    encoding="utf-8")
     result = run("audit", log, "--out", tmp_path / "out", "--delimiter", given)
     assert result.exit_code == 0, result.output
+
+
+def test_reports_written_into_the_folder_audited_are_not_read_as_logs(tmp_path):
+    """A folder of exports that holds the reports folder: the last run's findings CSV is no log
+    (it was read as one, and the second run exited 2)."""
+    logs = tmp_path / "exports"
+    write_log(logs.mkdir() or logs / "high.csv", HIGH_ONLY)
+    first = run("audit", logs, "--out", logs / "reports", "--format", "csv,json")
+    again = run("audit", logs, "--out", logs / "reports", "--format", "csv,json")
+    assert first.exit_code == again.exit_code == 1, again.output
+    report = json.loads((logs / "reports" / "audit-report.json").read_text(encoding="utf-8"))
+    assert [os.path.basename(i["path"]) for i in report["inputs"]] == ["high.csv"]
+
+
+def test_a_pipe_named_as_a_log_is_refused_not_waited_on(high_log, tmp_path):
+    pipe = tmp_path / "mesa.csv"
+    os.mkfifo(pipe)
+    done = subprocess.run([sys.executable, "-m", "auditor", "audit", str(pipe), str(high_log),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "no es un archivo" in done.stderr and "1 hallazgos" in done.stderr

@@ -257,7 +257,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     with ledger:
         # Files are found, hashed and audited by their names; the audit's results, the ledger
         # and the reports name them as text (``_shown``), which they are keyed by from step 4 on.
-        files = sorted({str(Path(p).resolve()) for p in discover(opts.paths)})
+        files = sorted({str(Path(p).resolve()) for p in discover(opts.paths, (opts.out,))})
         known = ledger.files()
         spans_db = ledger.spans()
         old_paths = ledger.path_hashes()
