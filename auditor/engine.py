@@ -27,7 +27,7 @@ from .i18n import t
 from .logs.files import InputError, path_text
 from .logs.ingest import HandTable, collect_rejects, same_text, time_column, type_rows
 from .logs.csvsplit import last_line_end
-from .logs.sources import BATCH_ROWS, SUFFIXES, Source, absent_bits, batch_schema, concat_batches, open_source
+from .logs.sources import BATCH_ROWS, SUFFIXES, Source, absent_bits, batch_schema, concat_batches, open_source, unreadable_ids
 from .logs.schema import columns_of, partners
 from .money import cents_text
 from .rowwise import frame_rows
@@ -600,6 +600,13 @@ class _GameRun:
         own = ~parsed  # rows with a fault of their own
         for mask, _, _ in problems:
             own |= mask
+        # The rounds a row without a readable table or round id may belong to are not audited
+        # (``_next_to_unnamed``): as if they had a fault of their own, so that a copy of one in
+        # another file is audited instead, whatever the chunks.
+        rkey, lines = df["_rkey"].to_numpy(), df["_line"].to_numpy()
+        near, near_cause = _next_to_unnamed(df, rejects, self.line_rounds)
+        if len(near):
+            own |= np.isin(rkey, rkey[near])
         # (one search of the rounds audited serves both: none is added in between)
         seen = _among(self.audited, rounds[0])
         repeat = self._repeats(df, rounds, parts, own, seen[0]) & parsed
@@ -608,9 +615,7 @@ class _GameRun:
         bad_rows = _row_mask(rejects, len(df))
         # A round is audited whole or not at all: its other rows are rejected too, each
         # naming the first line that caused it; so are the rounds a row without a readable
-        # table or round id may belong to (``_next_to_unnamed``).
-        rkey, lines = df["_rkey"].to_numpy(), df["_line"].to_numpy()
-        near, near_cause = _next_to_unnamed(df, rejects, self.line_rounds)
+        # table or round id may belong to.
         cause_keys, cause_lines = np.r_[rkey[bad_rows], rkey[near]], np.r_[lines[bad_rows], near_cause]
         in_bad_round = np.isin(rkey, np.unique(cause_keys))
         follow = in_bad_round & ~bad_rows
@@ -625,9 +630,7 @@ class _GameRun:
         self.rejects.append(rejects)
 
         unaudited = own & ~audited[rounds[1]]  # of rounds that no copy has had audited
-        # (a round next to a row without its ids is not audited either: a gap in its table's
-        # sequence, as a round with a fault of its own is)
-        gaps = _gaps(df, unaudited | (np.isin(rkey, rkey[near]) & ~audited[rounds[1]]), self.previous)
+        gaps = _gaps(df, unaudited, self.previous)
         if unaudited.any():
             blamed = unaudited & ~self._refused_before(df, rounds, parts, unaudited)
             # (by the codes: the column as Python strings would be 40 ms a chunk)
@@ -1080,32 +1083,32 @@ def _named(values: pd.Series) -> np.ndarray:
 
 
 _ID_FIELDS = ("table_id", "round_id")
-_UNREADABLE = ("reject.missing", "reject.too_long", "reject.bad_text")  # an id that names nothing
 
 
 def _next_to_unnamed(df: pd.DataFrame, rejects: pd.DataFrame, line_rounds: set[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, the line of the row that makes each one's round unauditable): for each row
-    whose table or round id is missing or unreadable (it names no round), the nearest row
-    before it and the nearest after it whose ids are readable, in the same file, where they
+    """(rows, the line of the row that makes each one's round unauditable): for each rejected
+    row whose table or round id may name no round (``sources.unreadable_ids``: missing, blank,
+    too long; a row rejected for its shape too, a CSV line with a field too many), the nearest
+    row before it and the nearest after it whose ids are readable, in the same file, where they
     agree with the id the row has. An export gives a round's rows together, so such a row is
     most likely of the round beside it, which is then not audited without it: a hand left
     out would change the round's pool, shoe or payments into false findings. (A JSONL line,
     ``line_rounds``, is a whole round by itself: rejected whole, it leaves no round short.)
     The readers never cut a file's rows between such a row and the rows beside it
     (``logs.sources``), so this does not depend on the chunks."""
-    rows = rejects["_row"].to_numpy()
-    fields = rejects["field"].to_numpy()
-    named = (rows >= 0) & np.isin(fields, _ID_FIELDS) & np.isin(rejects["reason"].to_numpy(), _UNREADABLE)
-    if not named.any():
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    rejected = np.unique(rejects["_row"].to_numpy())
+    rejected = rejected[rejected >= 0]
     n = len(df)
     bad = {f: np.zeros(n, bool) for f in _ID_FIELDS}
     for f in _ID_FIELDS:
-        bad[f][rows[named & (fields == f)]] = True
+        if len(rejected):
+            bad[f][rejected] = unreadable_ids(pa.array(_plain_at(df[f], rejected).tolist(), pa.large_string()))
     unnamed = bad["table_id"] | bad["round_id"]
     files = df["_file"].astype("category").array
-    if line_rounds:
+    if line_rounds and unnamed.any():
         unnamed &= ~np.isin(files.codes, np.flatnonzero(files.categories.isin(list(line_rounds))))
+    if not unnamed.any():
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     at = np.arange(n)
     before = np.maximum.accumulate(np.where(unnamed, -1, at))  # the last readable row at or before
     after = np.minimum.accumulate(np.where(unnamed, n, at)[::-1])[::-1]  # the first at or after
@@ -1235,9 +1238,9 @@ def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = ()) -> pd.D
     """(table_id, round_id, started_at) of each round of the ``rows`` (rejected for a fault
     of their own, of rounds not audited from another copy): such a round sits in its
     table's sequence (``checks.base.previous_rounds``). A round whose time is unreadable is
-    placed where its file has it (``_placed_by_the_file``); one whose table or id is
-    unreadable has no place in a sequence and is left out (the rounds beside it in its file
-    are not audited: ``_next_to_unnamed``)."""
+    placed where its file has it (``_placed_by_the_file``). (A row whose table or id is
+    unreadable names no round of its own: the rounds beside it in its file are not audited,
+    ``_next_to_unnamed``, and are gaps themselves.)"""
     at = _first_of_each_round(df, rows)
     found = frame_rows(df[["table_id", "round_id", "started_at"]], at)
     untimed = found["started_at"].isna().to_numpy()
@@ -1250,12 +1253,13 @@ def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = ()) -> pd.D
 def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, found: pd.DataFrame,
                         previous: list[dict]) -> pd.Series:
     """The times of the rounds ``found`` (their first rows are ``at``), those ``untimed`` (an
-    unreadable start) given one from their file: just before the next round of their table in
-    the chunk's reading order that has one, else just after the one before it, in the chunk
-    or carried from the chunks before (``previous``), by the clock's least step. An export
-    gives a table's rounds in time order, so the round keeps its place in the table's
-    sequence and the round after it is not compared across it (with the round before it: a
-    false two-deck finding)."""
+    unreadable start) given one from their file, by the clock's least step: between the
+    timed rounds of their table next to them in the chunk's reading order (just after the
+    earlier of the two), else beside the one there is, on the side the table's rounds run in
+    the chunk (an export newest first runs back), else just after the table's round carried
+    from the chunks before (``previous``). A file gives a table's rounds in order, so the
+    round keeps its place in the table's sequence and the round after it is not compared
+    across it (with the round before it: a false two-deck finding)."""
     times = found["started_at"]
     when = df["started_at"]
     unit, tz = when.dt.unit, when.dt.tz
@@ -1275,9 +1279,21 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
     carried = {r["table_id"]: r["started_at"] for r in previous if r["started_at"] is not pd.NaT}
     last_known = np.array([pd.Timestamp(carried[t]).as_unit(unit).asm8.astype(np.int64) + 1 if t in carried else none
                            for t in found["table_id"].to_numpy()[untimed].tolist()], np.int64)
+    # Each table's direction in the chunk: +1 where its timed rounds run forward, -1 back.
+    ends = np.flatnonzero(timed)
+    first_time = np.full(n, none)
+    last_time = np.full(n, none)
+    if len(ends):
+        tables_timed = table[ends]
+        starts = np.r_[0, np.flatnonzero(tables_timed[1:] != tables_timed[:-1]) + 1]
+        stops = np.r_[starts[1:], len(ends)] - 1
+        first_time[tables_timed[starts]] = vals[order[ends[starts]]]
+        last_time[tables_timed[starts]] = vals[order[ends[stops]]]
+    way = np.where(last_time[table[k]] < first_time[table[k]], -1, 1)
+    next_t, prev_t = vals[order[after]], vals[order[before]]
     out = times.array.asi8.copy()
-    out[untimed] = np.where(has_after, vals[order[after]] - 1,
-                            np.where(has_before, vals[order[before]] + 1, last_known))
+    out[untimed] = np.where(has_after & has_before, np.minimum(next_t, prev_t) + 1,
+                            np.where(has_after, next_t - way, np.where(has_before, prev_t + way, last_known)))
     placed = pd.DatetimeIndex(out.view(f"M8[{unit}]")).tz_localize("UTC").tz_convert(tz)
     return pd.Series(placed, index=times.index)
 

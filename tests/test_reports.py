@@ -274,6 +274,8 @@ def test_the_finding_model_has_nothing_that_validating_a_column_at_a_time_would_
     ("en", "bets", "510.00/10.00+0.00/-1000.00", "510.00/10.00+0.00/-1,000.00"),
     ("es", "hands", "1.0: 9H QH [S] pool 1.00/5.70; 2.1: 9H", "1/0: 9H QH [S] pool 1,00/5,70; 2/1: 9H"),
     ("es", "bet", "10.00", "S/ 10,00"),
+    ("es", "hands", "2.10: 9H [S] net 10.00/0.00 pool 1.00/5.70", "2/10: 9H [S] resultado 10,00/0,00 pool 1,00/5,70"),
+    ("es", "bet_limits", "war 10.00–500.00; bj —–500.00", "guerra 10,00–500,00; black jack —–500,00"),
     ("es", "unknown_key", "one_pair", "un par"),
     # text as the log or a profile gives it stays as given, whatever it looks like
     ("es", "deck_id", "10.00", "10.00"),

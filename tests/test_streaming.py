@@ -624,3 +624,61 @@ def test_a_round_whose_time_is_unreadable_still_breaks_the_deck_sequence(tmp_pat
         result = audit([log], profiles=PROFILES, chunk_rows=chunk_rows)
         assert result.findings.empty, (chunk_rows, result.findings[["round_id", "code"]])
         assert set(result.rejected["reason"]) <= {"reject.bad_time", "reject.round_incomplete"}
+
+
+def test_a_copy_of_a_round_beside_a_row_without_ids_is_audited_from_the_other_file(tmp_path):
+    """The round beside a row without its ids is not audited from that file: as a round with a
+    fault of its own, it leaves the round to an intact copy in another file, in one chunk or
+    several (it had blocked that copy when the two files fell in one chunk)."""
+    log, _ = run("pot-luck-blackjack", rounds=60, seed=8, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    sizes = frame.groupby(["table_id", "round_id"], sort=False).size()
+    table_id, round_id = [k for k, n in sizes.items() if n >= 3][5]
+    rows = frame.index[(frame["table_id"] == table_id) & (frame["round_id"] == round_id)]
+    broken = frame.copy()
+    broken.loc[rows[1], "round_id"] = ""
+    (tmp_path / "in").mkdir()
+    broken.to_csv(tmp_path / "in" / "a.csv", index=False)
+    frame.to_csv(tmp_path / "in" / "b.csv", index=False)
+    for chunk_rows in (10**9, 60):
+        result = audit([tmp_path / "in" / "a.csv", tmp_path / "in" / "b.csv"], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert result.totals["rounds"] == len(sizes), chunk_rows
+        by_name = {Path(i.path).name: i for i in result.inputs}
+        assert by_name["b.csv"].records_audited == len(rows), chunk_rows
+        assert result.findings.empty and result.unaudited == []
+
+
+def test_a_cut_line_without_ids_leaves_the_round_beside_it_unaudited(tmp_path):
+    """A CSV line with a field too many (rejected for its shape alone) whose ids are blank
+    names no round either: the round beside it is not audited short of it."""
+    log, _ = run("pot-luck-blackjack", rounds=200, seed=8, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    sizes = frame.groupby(["table_id", "round_id"], sort=False).size()
+    table_id, round_id = [k for k, n in sizes.items() if n >= 3][0]
+    row = frame.index[(frame["table_id"] == table_id) & (frame["round_id"] == round_id)][1]
+    lines = log.read_text().splitlines()
+    fields = lines[row + 1].split(",")
+    fields[0] = fields[1] = ""
+    lines[row + 1] = ",".join(fields) + ",extra"
+    log.write_text("\n".join(lines) + "\n")
+    for chunk_rows in (10**9, 50):
+        result = audit([log], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert result.findings.empty, result.findings[["round_id", "code"]]
+        assert set(result.rejected["reason"]) == {"reject.bad_fields", "reject.round_incomplete"}
+
+
+def test_a_round_whose_time_is_unreadable_keeps_its_place_in_a_file_newest_first(tmp_path):
+    """In a file that gives its rounds newest first, a round with an unreadable start is still
+    placed between its neighbours in the file: no false two-deck finding."""
+    log, _ = run("let-it-ride", rounds=300, seed=6, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    key = frame["table_id"] + "|" + frame["round_id"]
+    rank = {k: i for i, k in enumerate(pd.unique(key)[::-1])}
+    newest_first = frame.assign(_r=key.map(rank)).sort_values("_r", kind="stable").drop(columns="_r")
+    rounds = pd.unique(key[frame["table_id"] == frame["table_id"].iloc[0]])
+    for nth in (0, 10, 30, 50, len(rounds) - 1):
+        newest_first.loc[(newest_first["table_id"] + "|" + newest_first["round_id"]) == rounds[nth], "started_at"] = "n/a"
+    newest_first.to_csv(log, index=False)
+    for chunk_rows in (10**9, 700, 50):
+        result = audit([log], profiles=PROFILES, chunk_rows=chunk_rows)
+        assert result.findings.empty, (chunk_rows, result.findings[["round_id", "code"]])

@@ -117,7 +117,9 @@ class Source:
             if held is not None:
                 table = concat_batches([held, table])
             cut = _last_round_start(table)
-            while cut and (_unnamed_at(table, cut - 1) or _unnamed_at(table, cut)):
+            # (not cut next to a row without readable ids; but a batch's worth held at most,
+            # so that memory stays bounded in a file of such rows, rejected whole anyway)
+            while 0 < cut and table.num_rows - cut < rows and (_unnamed_at(table, cut - 1) or _unnamed_at(table, cut)):
                 cut = _last_round_start(table.slice(0, cut))
             held = table.slice(cut)
             if cut:
@@ -661,16 +663,26 @@ def _after_first_line(text: bytes) -> int:
     return cr + 2 if text[cr + 1:cr + 2] == b"\n" else cr + 1
 
 
+ID_LENGTH = 64  # the format's longest id (``logs.schema``)
+
+
+def unreadable_ids(values: pa.Array) -> np.ndarray:
+    """Which ids (table or round) may name no round: missing, blank, longer than an id, or
+    holding a control character. Said of more values than the ingest rejects, never fewer:
+    the reader and the audit take a row with one to be of the rounds beside it
+    (``engine._next_to_unnamed``)."""
+    values = pc.cast(values, pa.large_string())
+    out = pc.or_kleene(pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(values)), 0),
+                       pc.or_kleene(pc.greater(pc.utf8_length(values), ID_LENGTH),
+                                    pc.match_substring_regex(values, "[\\x00-\\x1f]")))
+    return np.asarray(pc.fill_null(out, True).to_numpy(zero_copy_only=False), bool)
+
+
 def _unnamed_at(table: pa.Table, row: int) -> bool:
-    """Whether the row's table or round id may be unreadable (blank, longer than an id, a
-    control character; 64: the format's longest id, ``logs.schema``): a row the audit takes to be of the rounds beside it
-    (``engine._next_to_unnamed``), so no batch ends or begins with it. Said of more rows than
-    the ingest rejects, never fewer: such rows are rare, and a cut moved earlier costs nothing."""
-    for name in ("table_id", "round_id"):
-        value = table.column(name)[row].as_py()
-        if value is None or not value.strip() or len(value) > 64 or any(c < " " for c in value):
-            return True
-    return False
+    """Whether the row's table or round id may be unreadable (``unreadable_ids``): no batch
+    ends or begins with such a row, so that the audit finds the rounds beside it with it."""
+    return any(unreadable_ids(table.column(name).slice(row, 1).combine_chunks().cast(pa.large_string()))[0]
+               for name in ("table_id", "round_id"))
 
 
 def _last_round_start(table: pa.Table) -> int:

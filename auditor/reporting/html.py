@@ -143,6 +143,7 @@ def _rules(report: dict, lang: str, specs: dict) -> list[dict]:
 
 _AMOUNT = re.compile(r"(?<![\w.])-?[0-9]+\.[0-9]{2}(?![\w.])")  # an amount inside a value: 510.00/10.00
 _HAND_LABEL = re.compile(r"(?:^|(?<=; ))([0-9]+)\.([0-9]+):")  # a round's hand in ``hands``: 2.0: (seat 2, hand 0)
+_WORD = re.compile(r"\b(?:net|pool|bonus|war|bj|poker)\b")  # the words of the hands' and limits' lines
 # Evidence that is text as the log or a profile gives it (a deck named "10.00", a card code
 # "flush"): shown as given.
 _AS_GIVEN = frozenset({"deck_id", "deck_color", "shoe_id", "profile", "field", "cards", "dealer_cards",
@@ -169,9 +170,9 @@ def _evidence(evidence: dict, lang: str) -> dict:
             else:
                 parts = [t(f"report.evidence_value.{p}", lang) if f"report.evidence_value.{p}" in named else p
                          for p in value.split(" / ")]
-                text = _AMOUNT.sub(lambda m: format_soles(decimal_to_cents(m[0]), lang).replace("S/ ", ""),
-                                   " / ".join(parts))
-                text = _HAND_LABEL.sub(r"\1/\2:", text)
+                text = _HAND_LABEL.sub(r"\1/\2:", " / ".join(parts))  # (before the amounts: 2.10: is seat 2, hand 10)
+                text = _AMOUNT.sub(lambda m: format_soles(decimal_to_cents(m[0]), lang).replace("S/ ", ""), text)
+                text = _WORD.sub(lambda m: t(f"report.evidence_word.{m[0]}", lang), text)
         else:
             text = json.dumps(value, ensure_ascii=False, sort_keys=True)
         out[key] = text
