@@ -638,3 +638,16 @@ def test_a_jsonl_key_given_twice_is_found_however_the_line_is_written_and_a_clea
     assert list(zip(result.rejected["line"], result.rejected["field"], result.rejected["reason"],
                     result.rejected["detail"])) == [(1, "table_id", "reject.duplicate_key", "table_id"),
                                                    (2, "bet", "reject.duplicate_key", "1: bet")]
+
+
+def test_a_csv_whose_last_line_has_no_end_is_noted(tmp_path):
+    """A last line without its line end may be a file cut as it was copied (its last value
+    short): the file is audited, and its report says so; a file that ends its lines is not."""
+    ended = write_log(tmp_path / "ended.csv", [hand("1"), hand("2", minute=1)])
+    cut = tmp_path / "cut.csv"
+    cut.write_bytes(ended.read_bytes().rstrip(b"\n"))
+    result = audit([ended, cut])
+    notes = {Path(i.path).name: i.notes for i in result.inputs}
+    assert notes["ended.csv"] == ()
+    assert len(notes["cut.csv"]) == 1 and "la última línea (3) no termina" in notes["cut.csv"][0]
+    assert result.totals["rounds"] == 2

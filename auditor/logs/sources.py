@@ -198,7 +198,8 @@ class Source:
             raise InputError(str(self.path), "input.unparsable", error=first_line(exc)) from None
         next_line = 2 + self.preamble  # the header's line is 1, or later after a separator hint or blank lines
         size = max(1 << 14, min(rows * 128, 1 << 26))
-        blocks = _line_blocks(stream, size, skip=1 + self.preamble)
+        unended: list = []
+        blocks = _line_blocks(stream, size, skip=1 + self.preamble, unended=unended)
         start = self.header_bytes  # of the next block, in the file (while it is read as it is)
         while True:
             try:
@@ -208,7 +209,7 @@ class Source:
                 if self.verdict is not None and block.max(initial=0) >= 128 and self._settle():
                     stream.close()  # the rest is read again from this block on, decoded
                     stream = self._text_stream(start)
-                    blocks = _line_blocks(stream, size, skip=0)
+                    blocks = _line_blocks(stream, size, skip=0, unended=unended)
                     continue
                 start += len(block)
                 columns = split_plain(block, len(self.names), self.delimiter, self._repeated)
@@ -238,6 +239,10 @@ class Source:
             self.records_read += table.num_rows
             if table.num_rows:
                 yield table
+        if unended:
+            # An export ends its last line; a file whose last line has no end may have been cut
+            # as it was copied, its last value short (19.00 read as 1): the report says so.
+            self.notes.append(("input.last_line_unended", {"line": next_line - 1}))
 
     def _parsed(self, block: np.ndarray) -> tuple[pa.Table, list[tuple[int, str]]]:
         """(rows, invalid rows as (line in the block from 1, text)) of a block by Arrow's
@@ -621,10 +626,11 @@ def _json_table(rows: list[dict]) -> pa.Table:
     return _string_table(rows, names, _json_scalar_to_str)
 
 
-def _line_blocks(stream, size: int, skip: int = 1) -> Iterator[np.ndarray]:
+def _line_blocks(stream, size: int, skip: int = 1, unended: list | None = None) -> Iterator[np.ndarray]:
     """The text after its first ``skip`` lines (the header, and an Excel separator hint before
     it), in blocks of about ``size`` bytes of whole lines, read straight into place (each byte
-    is copied once); the last line is given a line end if the file has none."""
+    is copied once); the last line is given a line end if the file has none (and ``unended``,
+    a list, is told so)."""
     carry = np.zeros(0, np.uint8)
     while True:
         buffer = np.empty(len(carry) + size, np.uint8)
@@ -633,7 +639,10 @@ def _line_blocks(stream, size: int, skip: int = 1) -> Iterator[np.ndarray]:
         text = buffer[:len(carry) + got]
         if not got:
             if len(text):
-                text = text if text[-1] == 10 else np.append(text, np.uint8(10))
+                if text[-1] != 10:
+                    text = np.append(text, np.uint8(10))
+                    if unended is not None:
+                        unended.append(True)
                 text, skip = _past_lines(text, skip)
                 if len(text):
                     yield text
