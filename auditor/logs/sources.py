@@ -640,9 +640,9 @@ def _line_blocks(stream, size: int, skip: int = 1, unended: list | None = None) 
         if not got:
             if len(text):
                 if text[-1] != 10:
-                    text = np.append(text, np.uint8(10))
-                    if unended is not None:
+                    if unended is not None and text[-1] != 13:  # (a file of CR line ends ends with one)
                         unended.append(True)
+                    text = np.append(text, np.uint8(10))
                 text, skip = _past_lines(text, skip)
                 if len(text):
                     yield text
