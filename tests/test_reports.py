@@ -276,7 +276,7 @@ def test_the_finding_model_has_nothing_that_validating_a_column_at_a_time_would_
     ("es", "bet", "10.00", "S/ 10,00"),
     ("es", "hands", "2.10: 9H [S] net 10.00/0.00 pool 1.00/5.70", "2/10: 9H [S] resultado 10,00/0,00 pool 1,00/5,70"),
     ("es", "bet_limits", "war 10.00–500.00; bj —–500.00", "guerra 10,00–500,00; black jack —–500,00"),
-    ("es", "unknown_key", "one_pair", "un par"),
+    ("es", "unknown_key", "one_pair", "one_pair"),  # named only where the checks give such values
     # text as the log or a profile gives it stays as given, whatever it looks like
     ("es", "deck_id", "10.00", "10.00"),
     ("es", "deck_color", "flush", "flush"),

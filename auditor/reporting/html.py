@@ -23,7 +23,7 @@ import json
 import re
 from datetime import datetime
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -143,36 +143,70 @@ def _rules(report: dict, lang: str, specs: dict) -> list[dict]:
 
 _AMOUNT = re.compile(r"(?<![\w.])-?[0-9]+\.[0-9]{2}(?![\w.])")  # an amount inside a value: 510.00/10.00
 _HAND_LABEL = re.compile(r"(?:^|(?<=; ))([0-9]+)\.([0-9]+):")  # a round's hand in ``hands``: 2.0: (seat 2, hand 0)
-_WORD = re.compile(r"\b(?:net|pool|bonus|war|bj|poker)\b")  # the words of the hands' and limits' lines
 # Evidence that is text as the log or a profile gives it (a deck named "10.00", a card code
 # "flush"): shown as given.
 _AS_GIVEN = frozenset({"deck_id", "deck_color", "shoe_id", "profile", "field", "cards", "dealer_cards",
                        "community_cards"})
 
 
+_NAMED = frozenset({"hand", "poker", "pulled_1", "pulled_2", "batch_history"})  # values the catalogue names
+_LINES = frozenset({"hands", "bet_limits"})  # lines with hand labels and words (checks: round_evidence)
+
+
+@lru_cache(maxsize=1 << 16)
+def _shown(value: str, key_kind: str, lang: str) -> str:
+    """One evidence value as the page shows it (see ``_evidence``); the same values recur
+    finding after finding (amounts, hand names), so each is worked out once."""
+    if key_kind == "amount":
+        return format_soles(decimal_to_cents(value), lang)
+    if key_kind == "named":
+        named = catalogue()
+        value = " / ".join(t(f"report.evidence_value.{p}", lang) if f"report.evidence_value.{p}" in named else p
+                           for p in value.split(" / "))
+    elif key_kind == "lines":
+        value = _HAND_LABEL.sub(r"\1/\2:", value)  # (before the amounts: 2.10: is seat 2, hand 10)
+        for word, pattern in _WORDS.items():
+            if word in value:
+                value = pattern.sub(t(f"report.evidence_word.{word}", lang), value)
+    return _amounts(value, lang) if "." in value else value
+
+
+_WORDS = {w: re.compile(rf"\b{w}\b") for w in ("net", "pool", "bonus", "war", "bj", "poker")}
+_POINT = re.compile(r"(?<=[0-9])\.(?=[0-9]{2}(?![\w.]))")  # an amount's decimal point (a plain replacement: fast)
+_GROUPED = re.compile(r"(?<![\w.,])-?[0-9]{4,}(?=[.,][0-9]{2}(?![\w.]))")
+
+
+def _amounts(text: str, lang: str) -> str:
+    """The amounts within a value (``510.00/10.00+0.00``) in the language's decimals, as
+    ``format_soles`` writes them but for the S/ (a line of a round's hands holds dozens: by
+    patterns, not one call each)."""
+    if lang == "es":
+        text = _POINT.sub(",", text)
+    if _GROUPED.search(text):
+        mark = "\u202f" if lang == "es" else ","
+        text = _GROUPED.sub(lambda m: f"{int(m[0]):,}".replace(",", mark), text)
+    return text
+
+
 def _evidence(evidence: dict, lang: str) -> dict:
     """Evidence as a reviewer reads it (the JSON and CSV keep the values as the checks give
     them): a value that is one amount in soles; amounts within a value (``510.00/10.00+0.00``)
-    in the language's decimals; a value, or each part of one (``high_card / one_pair``), that
-    the catalogue names (``report.evidence_value.*``) by its name; a round's hands labelled
-    seat/hand as the findings table writes them (``2/0:``, not ``2.0:``, which reads as a
-    number). Text from the log or a profile (``_AS_GIVEN``) as given; other values as text."""
-    named = catalogue()
+    in the language's decimals; a value of the kinds the catalogue names (``_NAMED``), or each
+    part of one (``high_card / one_pair``), by its name (``report.evidence_value.*``); a round's
+    hands labelled seat/hand as the findings table writes them (``2/0:``, not ``2.0:``, which
+    reads as a number), their words in the report's language. Text from the log or a profile
+    (``_AS_GIVEN``) as given; other values as text."""
     out = {}
     for key, value in evidence.items():
         if value is None:
             text = ""
-        elif isinstance(value, str) and key in _AS_GIVEN:
-            text = value
         elif isinstance(value, str):
-            if _MONEY.fullmatch(value):
-                text = format_soles(decimal_to_cents(value), lang)
+            if key in _AS_GIVEN:
+                text = value
+            elif _MONEY.fullmatch(value):
+                text = _shown(value, "amount", lang)
             else:
-                parts = [t(f"report.evidence_value.{p}", lang) if f"report.evidence_value.{p}" in named else p
-                         for p in value.split(" / ")]
-                text = _HAND_LABEL.sub(r"\1/\2:", " / ".join(parts))  # (before the amounts: 2.10: is seat 2, hand 10)
-                text = _AMOUNT.sub(lambda m: format_soles(decimal_to_cents(m[0]), lang).replace("S/ ", ""), text)
-                text = _WORD.sub(lambda m: t(f"report.evidence_word.{m[0]}", lang), text)
+                text = _shown(value, "named" if key in _NAMED else "lines" if key in _LINES else "", lang)
         else:
             text = json.dumps(value, ensure_ascii=False, sort_keys=True)
         out[key] = text
