@@ -411,7 +411,7 @@ class GameContext:
         self.rid, self.first = round_index(df)
         self.n_rounds = len(self.first)
         self.hands = df.reset_index(drop=True)
-        self.rounds = frame_rows(df[list(self.ROUND_COLUMNS)], _first_lines(df, self.rid, self.first))
+        self.rounds = frame_rows(df[list(self.ROUND_COLUMNS)], _cited_rows(df, self.rid, self.first))
         self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)
@@ -450,7 +450,7 @@ def _joined_evidence(evidence, more):
     return evidence if more is None else (lambda idx: {**evidence(idx), **more(idx)})
 
 
-def _first_lines(df: pd.DataFrame, rid: np.ndarray, first: np.ndarray) -> np.ndarray:
+def _cited_rows(df: pd.DataFrame, rid: np.ndarray, first: np.ndarray) -> np.ndarray:
     """The row of each round that a round's finding cites: its first line in the file. The
     audit orders a round's rows by seat and hand; where the log gives them in another order
     (seat 8 above seat 4), the first of them by seat is not where the round begins."""
