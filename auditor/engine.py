@@ -564,8 +564,9 @@ class _GameRun:
         if frame is None:
             frame = _empty_frame(game)
         table, rejects = type_rows(frame, game, p.letters)
-        card_rows = _row_mask(rejects[rejects["reason"].isin(("reject.bad_cards", "reject.too_many_cards"))], len(frame))
-        card_text = _card_text(frame, table, card_rows)
+        card_rejects = rejects[rejects["reason"].isin(_CARD_REASONS)]
+        card_rows = _row_mask(card_rejects, len(frame))
+        card_text = _card_text(frame, table, card_rows, card_rejects)
         del frame  # its strings are freed as soon as they are typed
         examined = self._examine(table, rejects)
         return _Prepared(table, rejects, _card_faults(table.df, card_text, card_rows), *examined)
@@ -723,8 +724,7 @@ class _GameRun:
             np.minimum.at(first_part, of_row[unaudited], parts[unaudited])
             before |= unaudited & (parts > first_part[of_row])
         new = np.unique(mine)
-        found, at = _among(self.unaudited_rounds, new)
-        self.unaudited_rounds = np.insert(self.unaudited_rounds, at[~found], new[~found])
+        self.unaudited_rounds, _ = _with_new(self.unaudited_rounds, new)
         return before
 
     def _new_card_faults(self, faults: pd.DataFrame) -> pd.DataFrame:
@@ -744,8 +744,7 @@ class _GameRun:
             joined = joined + _plain_at(faults[name], rows).to_numpy().astype(str) + "\x1f"
         keys = _text_hashes(*buffers(pa.array(joined, pa.large_string())))
         distinct, first = np.unique(keys, return_index=True)
-        found, at = _among(self.card_faults_seen, distinct)
-        self.card_faults_seen = np.insert(self.card_faults_seen, at[~found], distinct[~found])
+        self.card_faults_seen, found = _with_new(self.card_faults_seen, distinct)
         keep = ~named
         keep[rows[first[~found]]] = True  # (first: positions among ``rows``)
         return faults if keep.all() else faults[keep].reset_index(drop=True)
@@ -786,8 +785,7 @@ class _GameRun:
         # Kept sorted by inserting, not re-sorting: the cost of a chunk does not grow with the log.
         self.audited = np.insert(self.audited, at[claimed & ~known], keys[claimed & ~known])
         refused = np.unique(_per_file(keys, of_row, df, ~audited))
-        found, at = _among(self.refused, refused)
-        self.refused = np.insert(self.refused, at[~found], refused[~found])
+        self.refused, _ = _with_new(self.refused, refused)
         return claimed | known
 
     def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
@@ -1109,11 +1107,10 @@ def _next_to_unnamed(df: pd.DataFrame, rejects: pd.DataFrame, line_rounds: set[s
         unnamed &= ~np.isin(files.codes, np.flatnonzero(files.categories.isin(list(line_rounds))))
     if not unnamed.any():
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    at = np.arange(n)
-    before = np.maximum.accumulate(np.where(unnamed, -1, at))  # the last readable row at or before
-    after = np.minimum.accumulate(np.where(unnamed, n, at)[::-1])[::-1]  # the first at or after
+    before, after = _nearest(~unnamed)  # the readable rows around each row
     u = np.flatnonzero(unnamed)
     codes = {"table_id": df["_tcode"].to_numpy(), "round_id": df["_rcode"].to_numpy()}
+    lines_u = df["_line"].to_numpy()[u]
     out_rows, out_lines = [], []
     for side in (before[u], after[u]):
         j = np.clip(side, 0, n - 1)
@@ -1121,8 +1118,16 @@ def _next_to_unnamed(df: pd.DataFrame, rejects: pd.DataFrame, line_rounds: set[s
         for f in _ID_FIELDS:
             ok &= bad[f][u] | (codes[f][j] == codes[f][u])
         out_rows.append(j[ok])
-        out_lines.append(df["_line"].to_numpy()[u][ok])
+        out_lines.append(lines_u[ok])
     return np.concatenate(out_rows), np.concatenate(out_lines)
+
+
+def _nearest(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each position, the last position at or before it where ``mask`` holds (-1 if none)
+    and the first at or after it (``len(mask)`` if none)."""
+    n, at = len(mask), np.arange(len(mask))
+    return (np.maximum.accumulate(np.where(mask, at, -1)),
+            np.minimum.accumulate(np.where(mask, at, n)[::-1])[::-1])
 
 
 def _row_mask(rejects: pd.DataFrame, n: int) -> np.ndarray:
@@ -1191,14 +1196,23 @@ def _select(table: HandTable, rows: np.ndarray) -> HandTable:
                      matrices={k: m.take(rows) for k, m in table.matrices.items()})
 
 
-def _card_text(raw: pa.Table, table: HandTable, card_rows: np.ndarray) -> tuple[list[str], list[str]]:
-    """(field, text) of the first unreadable card field of each row with one."""
+# A card field the audit cannot read as the game's: a card outside the deck, or more cards than
+# the field holds (ingest); either is the round's ``…-CARDS`` data finding, which says which.
+_CARD_REASONS = ("reject.bad_cards", "reject.too_many_cards")
+
+
+def _card_text(raw: pa.Table, table: HandTable, card_rows: np.ndarray,
+               card_rejects: pd.DataFrame) -> tuple[list[str], list[str], list[str]]:
+    """(field, text, reason) of the first unreadable card field of each row with one, the
+    reason as the ingest rejected it (``_CARD_REASONS``)."""
     idx = np.flatnonzero(card_rows)
     names = [name for name, m in table.matrices.items() if name != "actions"]
     if not len(idx):
-        return [], []
+        return [], [], []
     which = np.stack([table.matrices[name].bad[idx] for name in names], axis=1).argmax(axis=1)
-    return [names[w] for w in which], [str(raw.column(names[w])[int(i)].as_py())[:80] for w, i in zip(which, idx)]
+    said = dict(zip(zip(card_rejects["_row"].tolist(), card_rejects["field"].tolist()), card_rejects["reason"].tolist()))
+    return ([names[w] for w in which], [str(raw.column(names[w])[int(i)].as_py())[:80] for w, i in zip(which, idx)],
+            [said.get((int(i), names[w]), _CARD_REASONS[0]) for w, i in zip(which, idx)])
 
 
 def _among(known: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1207,6 +1221,14 @@ def _among(known: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     if not len(known):
         return np.zeros(len(keys), bool), at
     return (at < len(known)) & (known[np.minimum(at, len(known) - 1)] == keys), at
+
+
+def _with_new(known: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the sorted array ``known`` with those of ``keys`` (distinct, sorted) it lacked, which of
+    ``keys`` it held). Kept sorted by inserting, not re-sorting: the cost of a chunk does not
+    grow with the log."""
+    found, at = _among(known, keys)
+    return np.insert(known, at[~found], keys[~found]), found
 
 
 _BITS = 1 << 20  # of the bitmap that ``_held`` tells most keys absent by (a megabyte)
@@ -1270,8 +1292,7 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
     table, timed = df["_tcode"].to_numpy()[order], vals[order] != none
     place = np.empty(n, np.int64)
     place[order] = np.arange(n)
-    nxt = np.minimum.accumulate(np.where(timed, np.arange(n), n)[::-1])[::-1]  # the first timed row from here
-    prv = np.maximum.accumulate(np.where(timed, np.arange(n), -1))  # the last timed row up to here
+    prv, nxt = _nearest(timed)
     k = place[at[untimed]]
     after, before = np.minimum(nxt[k], n - 1), np.maximum(prv[k], 0)
     has_after = (nxt[k] < n) & (table[after] == table[k])
@@ -1299,15 +1320,16 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
 
 
 def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataFrame:
-    """One row per round that holds a card outside the deck, with the field and its text."""
-    cols = ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "field", "text"]
+    """One row per round that holds a card field the audit cannot read, with the field, its
+    text and the reason it was rejected for."""
+    cols = ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "field", "text", "reason"]
     if not card_rows.any():
         return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
     idx = np.flatnonzero(card_rows)
     at = _first_of_each_round(df, card_rows)
     faults = frame_rows(df[cols[:6]], at)
     keep = np.searchsorted(idx, at)  # where those rows are among the card rows
-    faults["field"], faults["text"] = [np.asarray(v, dtype=object)[keep] for v in card_text]
+    faults["field"], faults["text"], faults["reason"] = [np.asarray(v, dtype=object)[keep] for v in card_text]
     return faults
 
 

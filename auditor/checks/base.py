@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..cards import cards_text, parse_cards
+from ..cards import cards_text
 from ..compiled import kernel
 from ..money import cents_text
 from ..rowwise import frame_rows, rows_text
@@ -477,8 +477,7 @@ def card_faults_result(ctx: GameContext) -> CheckResult:
     the game's (more cards than it holds: ``reject.too_many_cards``), rejected for every other
     rule; here they are the findings, checked over every round read. The finding says which."""
     faults = ctx.card_faults
-    # (a field of the deck's cards, too many of them, parses when any number is allowed)
-    too_many = ~parse_cards(pa.array(faults["text"].astype(str).tolist(), pa.large_string()), 416).bad
+    too_many = (faults["reason"] == "reject.too_many_cards").to_numpy()
     return CheckResult(frame=faults, applies=np.ones(len(faults), bool), violates=np.ones(len(faults), bool),
                        reason=too_many.astype(np.int8), reasons=("reason.cards.not_in_deck", "reason.cards.too_many"),
                        evidence=lambda idx: {"cards": faults["text"].to_numpy()[idx].tolist(),

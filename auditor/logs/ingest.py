@@ -338,7 +338,8 @@ def _typed(col: Column, arrow: pa.Array, letters: str):
         bad = m.bad & ~blank
         if bad.any():
             # Cards of the deck, more than the field holds (six for a hand of three): a field
-            # the format cannot take, not a card the deck lacks (no ``…-CARDS`` finding).
+            # the format cannot take, not a card the deck lacks (the round's ``…-CARDS`` data
+            # finding says which of the two it is).
             idx = np.flatnonzero(bad)
             over = np.zeros(len(bad), bool)
             over[idx[~parse_cards(arrow.take(pa.array(idx)), _ANY_CARDS).bad]] = True
