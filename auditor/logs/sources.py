@@ -672,7 +672,12 @@ def _after_first_line(text: bytes) -> int:
     return cr + 2 if text[cr + 1:cr + 2] == b"\n" else cr + 1
 
 
-ID_LENGTH = 64  # the format's longest id (``logs.schema``)
+@functools.cache
+def _id_length() -> int:
+    """The longest table or round id the log format allows, of any game (``logs.schema``)."""
+    from .schema import ROUND_MODELS
+
+    return max(c.max_length for g in ROUND_MODELS for c in columns_of(g) if c.name in ("table_id", "round_id"))
 
 
 def unreadable_ids(values: pa.Array) -> np.ndarray:
@@ -682,7 +687,7 @@ def unreadable_ids(values: pa.Array) -> np.ndarray:
     (``engine._next_to_unnamed``)."""
     values = pc.cast(values, pa.large_string())
     out = pc.or_kleene(pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(values)), 0),
-                       pc.or_kleene(pc.greater(pc.utf8_length(values), ID_LENGTH),
+                       pc.or_kleene(pc.greater(pc.utf8_length(values), _id_length()),
                                     pc.match_substring_regex(values, "[\\x00-\\x1f]")))
     return np.asarray(pc.fill_null(out, True).to_numpy(zero_copy_only=False), bool)
 
