@@ -141,7 +141,6 @@ def _rules(report: dict, lang: str, specs: dict) -> list[dict]:
     return rules
 
 
-_AMOUNT = re.compile(r"(?<![\w.])-?[0-9]+\.[0-9]{2}(?![\w.])")  # an amount inside a value: 510.00/10.00
 _HAND_LABEL = re.compile(r"(?:^|(?<=; ))([0-9]+)\.([0-9]+):")  # a round's hand in ``hands``: 2.0: (seat 2, hand 0)
 # Evidence that is text as the log or a profile gives it (a deck named "10.00", a card code
 # "flush"): shown as given.
@@ -151,6 +150,10 @@ _AS_GIVEN = frozenset({"deck_id", "deck_color", "shoe_id", "profile", "field", "
 
 _NAMED = frozenset({"hand", "poker", "pulled_1", "pulled_2", "batch_history"})  # values the catalogue names
 _LINES = frozenset({"hands", "bet_limits"})  # lines with hand labels and words (checks: round_evidence)
+# the words of those lines, and the amounts in any value
+_WORDS = {w: re.compile(rf"\b{w}\b") for w in ("net", "pool", "bonus", "war", "bj", "poker")}
+_POINT = re.compile(r"(?<=[0-9])\.(?=[0-9]{2}(?![\w.]))")  # an amount's decimal point (a plain replacement: fast)
+_GROUPED = re.compile(r"(?<![\w.,])-?[0-9]{4,}(?=[.,][0-9]{2}(?![\w.]))")
 
 
 @lru_cache(maxsize=1 << 16)
@@ -171,11 +174,6 @@ def _shown(value: str, key_kind: str, lang: str) -> str:
     return _amounts(value, lang) if "." in value else value
 
 
-_WORDS = {w: re.compile(rf"\b{w}\b") for w in ("net", "pool", "bonus", "war", "bj", "poker")}
-_POINT = re.compile(r"(?<=[0-9])\.(?=[0-9]{2}(?![\w.]))")  # an amount's decimal point (a plain replacement: fast)
-_GROUPED = re.compile(r"(?<![\w.,])-?[0-9]{4,}(?=[.,][0-9]{2}(?![\w.]))")
-
-
 def _amounts(text: str, lang: str) -> str:
     """The amounts within a value (``510.00/10.00+0.00``) in the language's decimals, as
     ``format_soles`` writes them but for the S/ (a line of a round's hands holds dozens: by
@@ -183,8 +181,7 @@ def _amounts(text: str, lang: str) -> str:
     if lang == "es":
         text = _POINT.sub(",", text)
     if _GROUPED.search(text):
-        mark = "\u202f" if lang == "es" else ","
-        text = _GROUPED.sub(lambda m: f"{int(m[0]):,}".replace(",", mark), text)
+        text = _GROUPED.sub(lambda m: format_count(int(m[0]), lang), text)
     return text
 
 
