@@ -89,7 +89,7 @@ def audit_task(task: Task) -> dict:
 
     result = audit([Path(p) for p in (*task.files, *task.context)], profiles=list(task.profiles),
                    lang=task.lang)
-    # (the audit names a file by its name as text: see ``_shown``)
+    # (the audit names a file by its name as text: ``files.path_text``)
     mine = {path_text(p) for p in task.files}
     inputs = {i.path: i for i in result.inputs}
     context_errors = [f"{i.path}: {i.error}" for p, i in inputs.items() if p not in mine and i.error]
@@ -232,7 +232,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     from ..engine import discover
     from ..profiles import ProfileError, load_profiles
     from .ledger import Ledger, LedgerError
-    from ..logs.files import sha256_of
+    from ..logs.files import path_text, sha256_of
     from .spans import scan
     from ..registry import known_codes
     from .waivers import WaiverError, load_waivers
@@ -256,7 +256,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
     with ledger:
         # Files are found, hashed and audited by their names; the audit's results, the ledger
-        # and the reports name them as text (``_shown``), which they are keyed by from step 4 on.
+        # and the reports name them as text (``files.path_text``), which they are keyed by from step 4 on.
         files = sorted({str(Path(p).resolve()) for p in discover(opts.paths, (opts.out,))})
         known = ledger.files()
         spans_db = ledger.spans()
@@ -269,14 +269,14 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             try:
                 present[path] = sha256_of(Path(path))
             except OSError as exc:
-                failed[_shown(path)] = _t("input.unreadable", lang, error=exc.strerror or str(exc))
+                failed[path_text(path)] = _t("input.unreadable", lang, error=exc.strerror or str(exc))
         first_path: dict[str, str] = {}
         for path, sha in sorted(present.items()):
             first_path.setdefault(sha, path)
         live_ok = {s for s, f in known.items() if f["status"] == "ok" and f["live"]}
         fresh_shas = sorted(s for s in first_path if s not in live_ok)
         present_shas = set(first_path)
-        present_shown = {_shown(p): s for p, s in present.items()}  # as the ledger's paths are
+        present_shown = {path_text(p): s for p, s in present.items()}  # as the ledger's paths are
         superseded = sorted({old for p, old in old_paths.items() if p in present_shown and present_shown[p] != old
                              and old not in present_shas and old in known and known[old]["live"]})
         gone = [(known[s]["game"], spans_db.get(s, {})) for s in superseded if known[s]["game"]]
@@ -317,7 +317,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         refused: set[str] = set()  # failed files that were read, none of whose records could be audited
         for task, res in zip(tasks, results):
             by_path = {i.path: i for i in res["inputs"]}
-            for path in map(_shown, task.files):
+            for path in map(path_text, task.files):
                 sha = sha_of[path]
                 item = by_path.get(path)
                 error = item.error if item is not None else _t("batch.not_audited", lang)
@@ -354,7 +354,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
         run_id = ledger.next_run_id()
         run_dir = opts.out / "runs" / f"{run_id:04d}"
-        run = {"run_id": run_id, "started_at": started, "inputs": "\n".join(map(_shown, opts.paths)),
+        run = {"run_id": run_id, "started_at": started, "inputs": "\n".join(map(path_text, opts.paths)),
                "executor": ex.name, "files_seen": len(files),
                "files_audited": sum(1 for r in file_rows if r["status"] == "ok"), "files_failed": len(failed),
                "report_dir": str(Path("runs") / f"{run_id:04d}")}
@@ -406,14 +406,6 @@ class _executor:
 
     def __exit__(self, *exc):
         self.ex.close()
-
-
-def _shown(path) -> str:
-    """A file's name as the audit names it (``files.path_text``): bytes that are no UTF-8
-    escaped, which the ledger and the reports can hold."""
-    from ..logs.files import path_text
-
-    return path_text(path)
 
 
 def _lima_day(started_at: str | None) -> date | None:
