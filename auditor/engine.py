@@ -1193,7 +1193,7 @@ def _select(table: HandTable, rows: np.ndarray) -> HandTable:
     if len(rows) == len(table) and (rows == np.arange(len(rows))).all():
         return HandTable(df=table.df, matrices=table.matrices)
     return HandTable(df=frame_rows(table.df, rows),
-                     matrices={k: m.take(rows) for k, m in table.matrices.items()})
+                     matrices={k: m.take(rows) for k, m in table.matrices.items()}, read_at=rows)
 
 
 # A card field the audit cannot read as the game's: a card outside the deck, or more cards than

@@ -460,6 +460,36 @@ def test_a_log_cut_in_files_inside_its_rounds_audits_as_the_log(tmp_path, game):
 
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_a_cut_rounds_findings_cite_the_line_where_it_begins(tmp_path, game):
+    """A finding cites the line it would cite in the uncut log, translated to the file that
+    holds it: a round's finding the line where the round begins, in the earlier file, though
+    the later file's lines have smaller numbers. Cut inside rounds that have findings."""
+    log, _ = run(game, rounds=1200, seed=13, faults=0.06, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    whole = audit([log], profiles=PROFILES, chunk_rows=10**9)
+    key = (frame["table_id"] + "|" + frame["round_id"]).to_numpy()
+    found = set((whole.findings["table_id"] + "|" + whole.findings["round_id"]).tolist())
+    inside = np.flatnonzero((key[1:] == key[:-1]) & np.isin(key[1:], list(found))) + 1
+    cuts = sorted({int(at) for at in inside[::max(len(inside) // 8, 1)]})
+    starts = [0, *cuts]
+    for k, (lo, hi) in enumerate(zip(starts, [*cuts, len(frame)])):
+        frame.iloc[lo:hi].to_csv(tmp_path / f"part-{k:02d}.csv", index=False)
+    parts = [tmp_path / f"part-{k:02d}.csv" for k in range(len(starts))]
+
+    def cited(result):  # (rule, table, round, seat, line in the uncut log) of each finding
+        k = result.findings["file"].str.extract(r"part-(\d+)\.csv$")[0].astype(int).to_numpy()
+        line = result.findings["line"].to_numpy() + np.asarray(starts)[k]
+        return sorted(zip(*(result.findings[c].astype(str) for c in ("code", "table_id", "round_id", "seat")),
+                          line.tolist()))
+
+    expected = sorted(zip(*(whole.findings[c].astype(str) for c in ("code", "table_id", "round_id", "seat")),
+                          whole.findings["line"].tolist()))
+    assert len(cuts) >= 4
+    for chunk_rows in (10**9, 450):
+        assert cited(audit(parts, profiles=PROFILES, chunk_rows=chunk_rows)) == expected, chunk_rows
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_a_cut_round_is_joined_whatever_the_time_order_of_the_files(tmp_path, game):
     """Each file's last round is read with the file that begins with its continuation, not
     only with the next file in time order: an export sorted by table, then cut by size

@@ -411,7 +411,7 @@ class GameContext:
         self.rid, self.first = round_index(df)
         self.n_rounds = len(self.first)
         self.hands = df.reset_index(drop=True)
-        self.rounds = frame_rows(df[list(self.ROUND_COLUMNS)], _cited_rows(df, self.rid, self.first))
+        self.rounds = frame_rows(df[list(self.ROUND_COLUMNS)], _cited_rows(table, self.rid, self.first))
         self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)
@@ -450,12 +450,15 @@ def _joined_evidence(evidence, more):
     return evidence if more is None else (lambda idx: {**evidence(idx), **more(idx)})
 
 
-def _cited_rows(df: pd.DataFrame, rid: np.ndarray, first: np.ndarray) -> np.ndarray:
+def _cited_rows(table, rid: np.ndarray, first: np.ndarray) -> np.ndarray:
     """The row of each round that a round's finding cites: its first line in the file. The
     audit orders a round's rows by seat and hand; where the log gives them in another order
-    (seat 8 above seat 4), the first of them by seat is not where the round begins."""
-    line = df["_line"].to_numpy()
-    if not len(line):
+    (seat 8 above seat 4), the first of them by seat is not where the round begins. Rows are
+    placed by where they were read (``HandTable.read_at``), not by their line numbers: a round
+    that an export cut in two files begins in the earlier file, whose lines have the larger
+    numbers."""
+    line = table.read_at
+    if line is None or not len(line):  # (the rows as read: each round's first is where it begins)
         return first
     # (a round whose lines only grow from its first row begins there: one pass finds the others)
     drops = np.flatnonzero(line[1:] < line[:-1]) + 1

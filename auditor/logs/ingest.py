@@ -40,6 +40,9 @@ class HandTable:
     # Round-level columns as read: the run of equal neighbouring values each row is in, and
     # the text of each run (see ``_runs``).
     runs: dict[str, tuple[np.ndarray, pa.LargeStringArray]] = field(default_factory=dict)
+    # Where each row was in the chunk as read, files in their reading order, where the rows
+    # are no longer so (the audit's selection, ``engine._select``); None: they are.
+    read_at: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.df)
