@@ -66,6 +66,7 @@ _KINDS = {
     "date_parsing": "config.date", "date_type": "config.date", "date_from_datetime_parsing": "config.date",
     "date_from_datetime_inexact": "config.date",
     "string_type": "config.text", "string_too_short": "config.empty", "too_short": "config.too_few",
+    "too_long": "config.too_many",
     "tuple_type": "config.list", "list_type": "config.list", "dict_type": "config.table", "model_type": "config.table",
     "model_attributes_type": "config.table",
     "greater_than_equal": "config.at_least", "greater_than": "config.above",

@@ -18,7 +18,8 @@ from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, field_validator,
+                      model_validator)
 
 from .config_errors import ConfigError, read_toml, refused, validation_problems
 from .logs.files import path_text
@@ -228,6 +229,20 @@ class TripleShotProfile(ProfileBase):
     max_poker_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     min_bonus_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
     max_bonus_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+
+    @field_validator("bj_pays")
+    @classmethod
+    def _a_payout(cls, pays: tuple[int, int]) -> tuple[int, int]:
+        """Art. 1 a.2 plays the Black Jack by its reglamento, whose Art. 13 pays a Black Jack a
+        premio "en proporción de 3 a 2": which ratio is posted is the operator's ([STANDARD]),
+        but [n, 0] pays for no stake (no ratio at all) and [0, n] or less pays the winning hand
+        nothing, so neither is a posting of a premio."""
+        paid, per = pays
+        if per < 1:
+            raise refused("config.bj_pays_per", paid=paid, per=per)
+        if paid < 1:
+            raise refused("config.bj_pays_paid", paid=paid, per=per)
+        return pays
 
 
 PROFILE_MODELS["triple-shot"] = TripleShotProfile

@@ -80,6 +80,64 @@ def test_values_of_their_own_kind_are_still_read(tmp_path, game, field, value, w
     assert getattr(profile, field) == want
 
 
+@pytest.mark.parametrize("pays, key, why", [
+    ("[3, 0]", "config.bj_pays_per", "[3, 0] is no payout ratio: the second number, the stake the first is paid for, "
+                                     "must be at least 1"),
+    ("[3, -2]", "config.bj_pays_per", "[3, -2] is no payout ratio: the second number, the stake the first is paid "
+                                      "for, must be at least 1"),
+    ("[0, 1]", "config.bj_pays_paid", "[0, 1] does not pay the Black Jack: the first number, what is paid, must be at "
+                                      "least 1 (a Black Jack wins a premio, Art. 13 of the Black Jack reglamento)"),
+    ("[-3, 2]", "config.bj_pays_paid", "[-3, 2] does not pay the Black Jack: the first number, what is paid, must be "
+                                       "at least 1 (a Black Jack wins a premio, Art. 13 of the Black Jack reglamento)"),
+])
+def test_a_black_jack_ratio_that_pays_nothing_or_for_no_stake_is_refused(tmp_path, pays, key, why):
+    """[3, 0] was read, and the audit divided by it: a Black Jack was then settled at no
+    defined amount. [0, 1] (or less) pays the winning hand nothing: no premio posted."""
+    error = refusal(tmp_path, f'id = "x"\ngame = "triple-shot"\ntables = ["TS-01"]\nbj_pays = {pays}\n')
+    assert error.key == "config.fields"
+    assert [(f, k) for f, k, _ in error.problems] == [("bj_pays", key)]
+    assert error.text("en") == f"{tmp_path / 'p.toml'}: invalid values (bj_pays: {why})"
+    assert error.text("es").startswith(f"{tmp_path / 'p.toml'}: valores no válidos (bj_pays: {pays} no ")
+
+
+@pytest.mark.parametrize("game, text, want", [
+    ("triple-shot", "bj_pays = [3, 2, 1]", [("bj_pays", "config.too_many")]),
+    ("triple-shot", "bj_pays = [3]", [("bj_pays.1", "config.missing")]),
+    ("triple-shot", "caribbean = { flush = -5 }", [("caribbean.flush", "config.at_least")]),
+    ("let-it-ride", "paytable = { one_pair = -1 }", [("paytable.one_pair", "config.at_least")]),
+    ("pot-luck-blackjack", 'pool_commission_pct = "-1"', [("pool_commission_pct", "config.at_least")]),
+    ("pot-luck-blackjack", 'pool_commission_pct = "101"', [("pool_commission_pct", "config.at_most")]),
+    ("pot-luck-blackjack", 'max_bet = "-5"', [("max_bet", "config.at_least")]),
+    ("pot-luck-blackjack", 'payment_limit = "-1"', [("payment_limit", "config.at_least")]),
+    ("pot-luck-blackjack", 'min_pool_bet = "10"\nmax_pool_bet = "5"', [("", "config.min_above_max")]),
+    ("triple-shot", 'min_bonus_bet = "10"\nmax_bonus_bet = "5"', [("", "config.min_above_max")]),
+    ("triple-shot", 'min_bet = "10"\nmax_bj_bet = "5"', [("", "config.min_above_max")]),
+])
+def test_ratios_and_limits_no_table_could_post_are_refused(tmp_path, game, text, want):
+    error = refusal(tmp_path, f'id = "x"\ngame = "{game}"\n{text}\n')
+    assert error.key == "config.fields"
+    assert [(f, k) for f, k, _ in error.problems] == want, error.problems
+
+
+@pytest.mark.parametrize("game, text, field, want", [
+    ("triple-shot", "bj_pays = [1, 1]", "bj_pays", (1, 1)),
+    ("triple-shot", "bj_pays = [6, 5]", "bj_pays", (6, 5)),
+    # A posted value the directive does not allow is a finding of its own (PLB-POSTED-COMMISSION,
+    # LIR-PAYTABLE, TS-PAYTABLE), not a profile that cannot be read.
+    ("pot-luck-blackjack", 'pool_commission_pct = "6"', "pool_commission_pct", 6),
+    ("let-it-ride", "paytable = { one_pair = 0 }", "paytable.one_pair", 0),
+    ("triple-shot", "bonus = { three_of_a_kind = 0 }", "bonus.three_of_a_kind", 0),
+    ("triple-shot", 'max_bonus_bet = "0"', "max_bonus_bet", 0),
+])
+def test_ratios_and_limits_a_table_may_post_are_read(tmp_path, game, text, field, want):
+    path = tmp_path / "p.toml"
+    path.write_text(f'id = "x"\ngame = "{game}"\n{text}\n', encoding="utf-8")
+    (value,) = load_profiles([path])
+    for name in field.split("."):
+        value = getattr(value, name)
+    assert value == want
+
+
 def test_the_sample_profiles_still_load():
     assert len(load_profiles([ROOT / "profiles"])) == 6
     assert t("config.whole", "en", value="true")
