@@ -259,19 +259,22 @@ def default_profile(game: str) -> ProfileBase:
 def _load_file(path: Path) -> list[ProfileBase]:
     data = read_toml(path, ProfileError)
     entries = data.get("profile", [data])
+    listed = "profile" in data  # several profiles: each error names the one it is of
     out = []
-    for entry in entries if isinstance(entries, list) else [entries]:
+    for n, entry in enumerate(entries if isinstance(entries, list) else [entries], start=1):
         if not isinstance(entry, dict):
             raise ProfileError(path, "config.fields", [("profile", "config.table", {})])
+        label = entry["id"] if isinstance(entry.get("id"), str) and entry["id"] else f"#{n}"
+        key, of = ("config.profile_fields", {"label": label}) if listed else ("config.fields", {})
         game = entry.get("game")
         if game is None:
-            raise ProfileError(path, "config.fields", [("game", "config.missing", {})])
+            raise ProfileError(path, key, [("game", "config.missing", {})], **of)
         if game not in PROFILE_MODELS:
             raise ProfileError(path, "config.unknown_game", game=game, games=", ".join(sorted(PROFILE_MODELS)))
         try:
             out.append(PROFILE_MODELS[game].model_validate({**entry, "source": path_text(path)}))
         except ValidationError as exc:
-            raise ProfileError(path, "config.fields", validation_problems(exc)) from None
+            raise ProfileError(path, key, validation_problems(exc), **of) from None
     return out
 
 

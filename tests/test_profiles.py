@@ -100,6 +100,20 @@ def test_a_black_jack_ratio_that_pays_nothing_or_for_no_stake_is_refused(tmp_pat
     assert error.text("es").startswith(f"{tmp_path / 'p.toml'}: valores no válidos (bj_pays: {pays} no ")
 
 
+def test_a_refused_profile_of_several_in_a_file_is_named(tmp_path):
+    """A file of [[profile]] tables said which field was refused, not of which profile (the
+    sample files hold two profiles of a game, the same fields in each)."""
+    ts = 'game = "triple-shot"\n'
+    error = refusal(tmp_path, f'[[profile]]\nid = "ts-sala"\n{ts}[[profile]]\nid = "ts-vip"\n{ts}tables = ["TS-01"]\n'
+                              f'bj_pays = [3, 0]\n')
+    assert error.key == "config.profile_fields"
+    assert error.text("en").startswith(f"{tmp_path / 'p.toml'}: profile ts-vip: invalid values (bj_pays: [3, 0] is no")
+    assert error.text("es").startswith(f"{tmp_path / 'p.toml'}: perfil ts-vip: valores no válidos (bj_pays: [3, 0] no")
+    error = refusal(tmp_path, f'[[profile]]\nid = "ts-sala"\n{ts}[[profile]]\n{ts}decks = 6\n')
+    assert error.text("en") == f"{tmp_path / 'p.toml'}: profile #2: invalid values (id: missing (it is required); " \
+                               "decks: unknown field (misspelt?))"
+
+
 @pytest.mark.parametrize("game, text, want", [
     ("triple-shot", "bj_pays = [3, 2, 1]", [("bj_pays", "config.too_many")]),
     ("triple-shot", "bj_pays = [3]", [("bj_pays.1", "config.missing")]),
