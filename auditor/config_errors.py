@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import re
 import tomllib
+from datetime import date, datetime, time
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import ValidationError
+from pydantic import BeforeValidator, ValidationError
 from pydantic_core import PydanticCustomError
 
 from .i18n import t
 
-__all__ = ["ConfigError", "read_toml", "refused", "validation_problems"]
+__all__ = ["ConfigError", "Day", "read_toml", "refused", "validation_problems"]
 
 
 class ConfigError(Exception):
@@ -81,6 +83,24 @@ def refused(key: str, **params) -> PydanticCustomError:
     return PydanticCustomError(key, key, params)
 
 
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _a_day(value):
+    """A day is a TOML date (``2026-11-01``) or that date as text. pydantic's lax mode read a
+    number as seconds since 1970 (``0`` was 1970-01-01, any multiple of 86,400 a day after it,
+    also as text: ``"0"``), and a date-time at midnight as its day, whatever its zone
+    (``2026-11-01T00:00:00Z`` is still 31 October in Lima)."""
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value
+    if isinstance(value, str) and _ISO_DAY.fullmatch(value):
+        return value
+    raise refused("config.date")
+
+
+Day = Annotated[date, BeforeValidator(_a_day)]
+
+
 def validation_problems(exc: ValidationError) -> list[tuple[str, str, dict]]:
     """(field, catalogue key, params) of each error of a validation."""
     out = []
@@ -92,6 +112,8 @@ def validation_problems(exc: ValidationError) -> list[tuple[str, str, dict]]:
             params["expected"] = params["expected"].replace(" or ", ", ")
         if isinstance(value, bool):  # (as TOML writes it)
             value = "true" if value else "false"
+        elif isinstance(value, (date, time)):
+            value = value.isoformat()
         params["value"] = value if isinstance(value, (str, int, float)) else str(value)[:80]
         out.append((".".join(map(str, error["loc"])), key, params))
     return out

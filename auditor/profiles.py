@@ -21,7 +21,7 @@ import pandas as pd
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, field_validator,
                       model_validator)
 
-from .config_errors import ConfigError, read_toml, refused, validation_problems
+from .config_errors import ConfigError, Day, read_toml, refused, validation_problems
 from .logs.files import path_text
 
 __all__ = ["ProfileBase", "PotLuckProfile", "PROFILE_MODELS", "ProfileError", "load_profiles",
@@ -34,25 +34,17 @@ class ProfileError(ConfigError):
 
 # TOML gives every value its own kind, and a profile takes each value only in the kind its field
 # holds: pydantic's lax mode would read `decks = true` as 1 deck, `2.0` or "6" as whole numbers,
-# "yes" or 1 as true, and 0 as the day 1970-01-01. (Amounts stay lax: "10.00", 10 and 10.5 are
-# all the amount they write; a boolean is no amount and pydantic refuses it.)
+# "yes" or 1 as true, and 0 as the day 1970-01-01 (days: ``config_errors.Day``). (Amounts stay
+# lax: "10.00", 10 and 10.5 are all the amount they write; a boolean is no amount and pydantic
+# refuses it.)
 Whole = Annotated[int, Strict()]
 YesNo = Annotated[bool, Strict()]
-
-
-def _no_number(value):
-    if isinstance(value, (bool, int, float)):
-        raise refused("config.date")
-    return value
 
 
 def _no_bool_or_float(value):
     if isinstance(value, (bool, float)):
         raise refused("config.whole")
     return value
-
-
-Day = Annotated[date, BeforeValidator(_no_number)]
 
 
 class ProfileBase(BaseModel):

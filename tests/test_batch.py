@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -223,6 +224,38 @@ def test_a_waiver_file_with_a_byte_order_mark_is_read(tmp_path):
     path = tmp_path / "bom.toml"
     path.write_bytes(b"\xef\xbb\xbf" + WAIVERS.format(expires="2027-01-31").encode("utf-8"))
     assert [w.id for w in load_waivers(path)] == ["W-1"]
+
+
+@pytest.mark.parametrize("field, value, shown", [
+    ("from", "20261101", "20261101"),
+    ("from", "0", "0"),                  # (was read as 1970-01-01: seconds since 1970)
+    ("until", "86400", "86400"),         # (1970-01-02)
+    ("expires", '"0"', "0"),             # (the same, as text)
+    ("expires", "true", "true"),
+    ("until", "2026-11-30T00:00:00Z", "2026-11-30T00:00:00+00:00"),  # (a UTC midnight: 29 November in Lima)
+    ("from", "2026-11-01T00:00:00", "2026-11-01T00:00:00"),
+])
+def test_a_waiver_date_given_as_a_number_or_a_time_is_refused(tmp_path, field, value, shown):
+    from auditor.batch.waivers import WaiverError, load_waivers
+
+    path = tmp_path / "w.toml"
+    path.write_text(re.sub(f"^{field} = .*$", f"{field} = {value}", WAIVERS.format(expires="2027-01-31"), flags=re.M),
+                    encoding="utf-8")
+    with pytest.raises(WaiverError) as info:
+        load_waivers(path)
+    assert info.value.text("en") == f"{path}: waiver W-1 ({field}: a date YYYY-MM-DD is expected, not «{shown}»)"
+    assert info.value.text("es") == f"{path}: dispensa W-1 ({field}: se espera una fecha AAAA-MM-DD, no «{shown}»)"
+
+
+def test_a_waiver_date_is_read_as_a_toml_date_or_as_its_text(tmp_path):
+    from auditor.batch.waivers import load_waivers
+
+    path = tmp_path / "w.toml"
+    path.write_text(WAIVERS.format(expires='"2027-01-31"').replace("from = 2026-11-01", 'from = "2026-11-01"'),
+                    encoding="utf-8")
+    (waiver,) = load_waivers(path)
+    assert (waiver.valid_from, waiver.valid_until, waiver.expires) == (date(2026, 11, 1), date(2026, 11, 30),
+                                                                       date(2027, 1, 31))
 
 
 def test_profiles_that_cannot_both_apply_stop_the_batch_before_it_runs(tmp_path):

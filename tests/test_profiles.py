@@ -3,6 +3,7 @@ profile applies to each round."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,11 @@ LAX = [
     ("pot-luck-blackjack", "min_bet", "false", "config.decimal"),
     ("pot-luck-blackjack", "valid_from", "0", "config.date"),
     ("pot-luck-blackjack", "valid_until", "true", "config.date"),
+    # (a number of seconds since 1970, also as text; a date-time at midnight, of any zone)
+    ("pot-luck-blackjack", "valid_from", "86400", "config.date"),
+    ("pot-luck-blackjack", "valid_from", '"0"', "config.date"),
+    ("pot-luck-blackjack", "valid_until", "2026-11-01T00:00:00Z", "config.date"),
+    ("pot-luck-blackjack", "valid_until", "2026-11-01T00:00:00", "config.date"),
     ("let-it-ride", "decks_per_table", "true", "config.whole"),
     ("let-it-ride", "decks_per_table", "2.0", "config.whole"),
     ("let-it-ride", "bonus_stake", "true", "config.decimal"),
@@ -65,6 +71,8 @@ def test_decks_true_is_refused_with_the_whole_number_message(tmp_path):
 
 
 @pytest.mark.parametrize("game, field, value, want", [
+    ("pot-luck-blackjack", "valid_from", "2026-12-01", date(2026, 12, 1)),
+    ("pot-luck-blackjack", "valid_from", '"2026-12-01"', date(2026, 12, 1)),
     ("pot-luck-blackjack", "decks", "2", 2),
     ("pot-luck-blackjack", "split_21_is_blackjack", "true", True),
     ("pot-luck-blackjack", "pool_commission_pct", '"4.5"', 4.5),

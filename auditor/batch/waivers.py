@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..config_errors import ConfigError, read_toml, refused, validation_problems
+from ..config_errors import ConfigError, Day, read_toml, refused, validation_problems
 
 __all__ = ["Waiver", "WaiverError", "load_waivers", "match_waiver"]
 
@@ -40,11 +40,11 @@ class Waiver(BaseModel):
     id: str = Field(min_length=1)
     code: str = Field(min_length=1)
     tables: tuple[str, ...] = Field(min_length=1)
-    valid_from: date = Field(alias="from")
-    valid_until: date = Field(alias="until")
+    valid_from: Day = Field(alias="from")
+    valid_until: Day = Field(alias="until")
     justification: str
     approver: str
-    expires: date
+    expires: Day
 
     @field_validator("justification", "approver")
     @classmethod
