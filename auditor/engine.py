@@ -34,7 +34,7 @@ from .rowwise import frame_rows
 from .profiles import ProfileBase, ProfileSet
 from .registry import plugin
 
-__all__ = ["AuditResult", "audit", "discover", "SCHEMA_VERSION", "FINDING_COLUMNS"]
+__all__ = ["AuditResult", "audit", "discover", "open_log", "SCHEMA_VERSION", "FINDING_COLUMNS"]
 
 SCHEMA_VERSION = "1.0"
 # Rows per chunk: with a chunk of 300,000 hand rows audited and the next one read, a 1M-round
@@ -118,17 +118,9 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     inputs: dict[str, InputSummary] = {}
     sources: dict[str, list[Source]] = {}
     for path in discover(paths, exclude):
-        if path.exists() and not path.is_file():  # a pipe or a device named as a log: reading it could wait forever
-            inputs[path_text(path)] = _failed_input(path, t("input.not_a_file", lang))
-            continue
-        try:
-            src = open_source(path, game, encoding=encoding, delimiter=delimiter)
-        except InputError as exc:
-            inputs[path_text(path)] = _failed_input(path, t(exc.key, lang, **exc.params))
-            continue
-        except OSError as exc:
-            inputs[path_text(path)] = _failed_input(path, t("input.unreadable", lang,
-                                                            error=path_text(exc.strerror or str(exc))))
+        src, error = open_log(path, game, lang=lang, encoding=encoding, delimiter=delimiter)
+        if error is not None:
+            inputs[path_text(path)] = _failed_input(path, error)
             continue
         sources.setdefault(src.game, []).append(src)
 
@@ -184,6 +176,19 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     return AuditResult(inputs=[inputs[k] for k in sorted(inputs)], rules=rules, findings=all_findings,
                        rejected=all_rejected, games=games, profiles=list(profiles), lang=lang, period=period,
                        totals=totals, tables=dict(sorted(tables.items())), unaudited=sorted(unaudited))
+
+
+def open_log(path: Path, game: str | None = None, *, lang: str = "es", encoding: str | None = None,
+             delimiter: str | None = None) -> tuple[Source | None, str | None]:
+    """(the source, None) of one log, or (None, why it cannot be read at all, in ``lang``)."""
+    if path.exists() and not path.is_file():  # a pipe or a device named as a log: reading it could wait forever
+        return None, t("input.not_a_file", lang)
+    try:
+        return open_source(path, game, encoding=encoding, delimiter=delimiter), None
+    except InputError as exc:
+        return None, t(exc.key, lang, **exc.params)
+    except OSError as exc:
+        return None, t("input.unreadable", lang, error=path_text(exc.strerror or str(exc)))
 
 
 def _failed_input(path: Path, error: str) -> InputSummary:
