@@ -421,3 +421,47 @@ def test_a_day_cut_in_two_files_inside_a_round_is_audited_as_the_day(tmp_path, c
     outcome = batch(tmp_path, logs, chunk=chunk)
     assert len(whole) > 5 and open_findings(tmp_path / "out" / "audit.db") == whole
     assert outcome.exit_code == 1
+
+
+def _audit_error(path: Path) -> str:
+    (item,) = audit([path]).inputs
+    assert item.error
+    return item.error
+
+
+@pytest.mark.parametrize("copy_name", ["a-copy.csv.gz", "z-copy.csv.gz", "z-copy.jsonl"])
+def test_a_copy_under_a_suffix_that_does_not_read_it_fails_as_the_audit_says(tmp_path, copy_name):
+    """The bytes of a CSV export under a name that reads them otherwise (`.gz`: no gzip
+    stream; `.jsonl`: no JSON round) were one content with the export, audited once, where
+    `auditor audit` reports the copy as a file it cannot read. The batch says so too (exit 3,
+    tried again each run), whether the copy's name comes before the export's or after."""
+    logs = tmp_path / "logs"
+    day = day_log(logs, 0)
+    copy = day.with_name(copy_name)
+    copy.write_bytes(day.read_bytes())
+    want = _audit_error(copy)
+    first = batch(tmp_path, logs)
+    assert (first.exit_code, first.audited, first.failed) == (3, [str(day.resolve())], [(str(copy.resolve()), want)])
+    assert open_findings(tmp_path / "out" / "audit.db") == full_audit([day])
+    again = batch(tmp_path, logs)
+    assert (again.exit_code, again.audited, again.failed) == (3, [], [(str(copy.resolve()), want)])
+    copy.unlink()
+    assert batch(tmp_path, logs).exit_code == 0
+
+
+def test_a_misnamed_copy_of_a_content_audited_before_fails_too(tmp_path):
+    """The copy arrives after its content was audited (or stays after the export is removed:
+    then the content is not read through it as another file's context either)."""
+    logs = tmp_path / "logs"
+    day, later = day_log(logs, 0), day_log(logs, 1)
+    later.rename(tmp_path / "later.csv")
+    assert batch(tmp_path, logs).exit_code == 1
+    copy = day.with_name("copy.csv.gz")
+    copy.write_bytes(day.read_bytes())
+    run2 = batch(tmp_path, logs)
+    assert (run2.exit_code, run2.audited, run2.failed) == (3, [], [(str(copy.resolve()), _audit_error(copy))])
+    day.unlink()
+    (tmp_path / "later.csv").rename(later)
+    run3 = batch(tmp_path, logs)
+    assert (run3.exit_code, run3.audited, [p for p, _ in run3.failed]) == (3, [str(later.resolve())],
+                                                                          [str(copy.resolve())])

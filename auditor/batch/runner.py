@@ -270,10 +270,12 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                 present[path] = sha256_of(Path(path))
             except OSError as exc:
                 failed[path_text(path)] = _t("input.unreadable", lang, error=exc.strerror or str(exc))
+        live_ok = {s for s, f in known.items() if f["status"] == "ok" and f["live"]}
+        failed.update(_misnamed(present, {s: known[s]["path"] for s in live_ok}, lang))
         first_path: dict[str, str] = {}
         for path, sha in sorted(present.items()):
-            first_path.setdefault(sha, path)
-        live_ok = {s for s, f in known.items() if f["status"] == "ok" and f["live"]}
+            if path_text(path) not in failed:
+                first_path.setdefault(sha, path)
         fresh_shas = sorted(s for s in first_path if s not in live_ok)
         present_shas = set(first_path)
         present_shown = {path_text(p): s for p, s in present.items()}  # as the ledger's paths are
@@ -395,6 +397,33 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                         failed=sorted(failed.items()), new=row["new"], open=row["open"],
                         resolved=row["resolved"], waived=row["waived"], repeated=row["repeated"],
                         report_dir=run_dir, index=index, audit_seconds=audit_seconds)
+
+
+def _misnamed(present: dict[str, str], audited_at: dict[str, str], lang: str) -> dict[str, str]:
+    """Why the files that hold the bytes of another file under another suffix cannot be read,
+    as ``auditor audit`` says it: path -> error. A content is its bytes as its name's suffix
+    reads them (``files.read_as``): a copy named ``.csv.gz`` of a plain CSV file is no gzip
+    stream, one named ``.jsonl`` of a CSV file holds no JSON round. Of a content audited
+    before (``audited_at``: sha -> the path it was audited at), the other suffixes are tried;
+    of a new one, every suffix, the files of one that opens being copies as before."""
+    from ..engine import open_log
+    from ..logs.files import path_text, read_as
+
+    by_sha: dict[str, list[str]] = {}
+    for path, sha in sorted(present.items()):
+        by_sha.setdefault(sha, []).append(path)
+    out: dict[str, str] = {}
+    for sha, paths in by_sha.items():
+        before = read_as(audited_at[sha]) if sha in audited_at else None
+        kinds = sorted({read_as(p) for p in paths} - {before})
+        if len(kinds) + (before is not None) < 2:
+            continue
+        for kind in kinds:
+            named = [p for p in paths if read_as(p) == kind]
+            _, error = open_log(Path(named[0]), lang=lang)
+            if error is not None:
+                out.update((path_text(p), error) for p in named)
+    return out
 
 
 class _executor:

@@ -23,7 +23,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SUFFIXES", "InputError", "Scan", "scan", "sha256_of", "digest_job", "begin", "first_line", "path_text"]
+__all__ = ["SUFFIXES", "InputError", "Scan", "scan", "sha256_of", "digest_job", "begin", "first_line", "path_text",
+           "read_as"]
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 # Read 8 MB at a time: while start-up imports, the hashing thread waits for the interpreter
@@ -31,6 +32,13 @@ SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 _BLOCK = 1 << 23
 # Bytes that Windows-1252 leaves undefined: a file holding one is not Windows-1252 text.
 _CP1252_UNDEFINED = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
+
+
+def read_as(name) -> str:
+    """The suffix of ``SUFFIXES`` a log's name ends with (its case aside), which says how its
+    bytes are read; "" for another name."""
+    low = str(name).lower()
+    return next((s for s in SUFFIXES if low.endswith(s)), "")
 
 
 def path_text(path) -> str:
