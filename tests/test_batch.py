@@ -465,3 +465,20 @@ def test_a_misnamed_copy_of_a_content_audited_before_fails_too(tmp_path):
     run3 = batch(tmp_path, logs)
     assert (run3.exit_code, run3.audited, [p for p, _ in run3.failed]) == (3, [str(later.resolve())],
                                                                           [str(copy.resolve())])
+
+
+def test_each_copy_of_a_file_that_cannot_be_read_fails(tmp_path):
+    """Two copies of a damaged gzip export were one content: the batch named the first as
+    failed, where `auditor audit` names both; and a copy of a misnamed file too."""
+    logs = tmp_path / "logs"
+    day = day_log(logs, 0)
+    damaged = [day.with_name(name) for name in ("x.csv.gz", "y.csv.gz")]
+    for copy in damaged:
+        copy.write_bytes(b"\x1f\x8b" + day.read_bytes())
+    misnamed = [day.with_name(name) for name in ("m.csv.gz", "n.csv.gz")]
+    for copy in misnamed:
+        copy.write_bytes(day.read_bytes())
+    want = sorted((str(c.resolve()), _audit_error(c)) for c in damaged + misnamed)
+    outcome = batch(tmp_path, logs)
+    assert (outcome.exit_code, outcome.audited, outcome.failed) == (3, [str(day.resolve())], want)
+    assert batch(tmp_path, logs).failed == want

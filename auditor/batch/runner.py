@@ -232,7 +232,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     from ..engine import discover
     from ..profiles import ProfileError, load_profiles
     from .ledger import Ledger, LedgerError
-    from ..logs.files import path_text, sha256_of
+    from ..logs.files import path_text, read_as, sha256_of
     from .spans import scan
     from ..registry import known_codes
     from .waivers import WaiverError, load_waivers
@@ -312,6 +312,9 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
         # 4. What each authoritative content now holds.
         sha_of = present_shown
+        copies: dict[str, list[str]] = {}
+        for path, sha in sorted(sha_of.items()):
+            copies.setdefault(sha, []).append(path)
         audited: dict[str, list[dict]] = {}
         file_rows: list[dict] = []
         spans_out: dict[str, dict] = {}
@@ -323,6 +326,13 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                 sha = sha_of[path]
                 item = by_path.get(path)
                 error = item.error if item is not None else _t("batch.not_audited", lang)
+                if item is not None and item.error:
+                    # Bytes that cannot be read under their suffix: `auditor audit` names each
+                    # copy of them. (Not so a copy of a file none of whose records could be
+                    # audited: its records' rejects are counted as the first file's.)
+                    for other in copies.get(sha, ()):
+                        if other != path and read_as(other) == read_as(path):
+                            failed.setdefault(other, error)
                 if error is None and res["context_errors"]:
                     error = _t("batch.context_error", lang, error="; ".join(res["context_errors"]))
                 if error is None and path in res["unaudited"]:
