@@ -13,8 +13,9 @@ pydantic models::
     approver = "Gerencia de cumplimiento (J. Pérez)"
     expires = 2026-12-31          # after this day (the run's day) the waiver no longer applies
 
-A waiver without a justification or an approver, or of a rule code no game has, is refused
-(:class:`WaiverError`, exit 2).
+A waiver without a justification or an approver, with a date that is no TOML date (or its
+text; ``config_errors.Day``), or of a rule code no game has, is refused (:class:`WaiverError`,
+exit 2).
 A waived finding is still reported, marked as waived; an expired waiver waives nothing.
 """
 
