@@ -3,6 +3,7 @@ depended on something else than the value itself."""
 
 from __future__ import annotations
 
+import csv
 import gzip
 import hashlib
 import json
@@ -651,3 +652,23 @@ def test_a_csv_whose_last_line_has_no_end_is_noted(tmp_path):
     assert notes["ended.csv"] == ()
     assert len(notes["cut.csv"]) == 1 and "la última línea (3) no termina" in notes["cut.csv"][0]
     assert result.totals["rounds"] == 2
+
+
+def test_a_header_line_too_long_to_be_one_is_said_to_be_so(tmp_path):
+    """A header line with no line end in its first MB (a file without line ends, or no log)
+    is said to be that, naming its line (after blank lines before it too), not reported as a
+    header of no columns; so is a header of one name longer than the csv module reads."""
+    rows = write_log(tmp_path / "rows.csv", [hand("R1"), hand("R2", minute=1)]).read_text().split("\n", 1)[1]
+    cases = {"long.csv": ("table_id," + "x" * 2_000_000 + "\n" + rows, 1),
+             "blank_first.csv": ("\n  \n" + ",".join(HEADER) + ",x" * 600_000 + "\n" + rows, 3)}
+    for name, (content, line) in cases.items():
+        (tmp_path / name).write_text(content)
+        (item,) = audit([tmp_path / name]).inputs
+        assert item.error == t("input.header_too_long", "es", line=line, limit=1 << 20), name
+    with gzip.open(tmp_path / "long.csv.gz", "wt") as fh:
+        fh.write(cases["long.csv"][0])
+    (item,) = audit([tmp_path / "long.csv.gz"]).inputs
+    assert item.error == t("input.header_too_long", "es", line=1, limit=1 << 20)
+    (tmp_path / "name.csv").write_text(",".join(HEADER) + ',"' + "x" * 200_000 + '"\n' + rows)
+    (item,) = audit([tmp_path / "name.csv"]).inputs
+    assert item.error == t("input.header_name_too_long", "es", line=1, limit=csv.field_size_limit())

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import dataclasses
 import functools
 import gzip
 import hashlib
@@ -849,13 +850,20 @@ def _separator_hint(line: str) -> str | None:
 class _Top:
     """A CSV file's lines up to its first row: the header, and the lines before it (``before``
     of them, ``size`` characters in all), which are blank lines and maybe Excel's separator
-    hint (``hint``, its line as the file gives it)."""
+    hint (``hint``, its line as the file gives it). ``unended``: the line read for the header
+    has no line end within its first ``_LINE_LIMIT`` characters (``header`` holds those)."""
     header: str
-    first: str
+    first: str = ""
     before: int = 0
     size: int = 0
     hint: str | None = None
     hint_line: int = 0
+    unended: bool = False
+
+
+# The most of a line before the first row that is read: a header is a short line (a few
+# hundred characters), and a file that holds no line end so soon is no CSV log.
+_LINE_LIMIT = 1 << 20
 
 
 # Some exporters begin a file with an empty line (or one of spaces, or of separators only, a
@@ -865,21 +873,28 @@ def _is_blank(line: str) -> bool:
     return not line.strip(" \t\r\n\x00\ufeff,;|")
 
 
-def _first_lines(reader) -> _Top:
-    """The lines up to the first row: blank lines, (the separator hint, blank lines,) the
-    header, the first row."""
+def _up_to_header(reader) -> _Top:
+    """The lines up to the header: blank lines, (the separator hint, blank lines,) the header;
+    ``reader`` is left at the line after the header."""
     before = size = 0
     hint, hint_line = None, 0
     while True:
-        line = reader.readline(1 << 20)
+        line = reader.readline(_LINE_LIMIT)
+        if len(line) == _LINE_LIMIT and not line.endswith(("\n", "\r")):
+            return _Top(header=line, before=before, size=size, hint=hint, hint_line=hint_line, unended=True)
         if line and _is_blank(line):
             before, size = before + 1, size + len(line)
         elif line and hint is None and _separator_hint(line) is not None:
             hint, hint_line = line, before + 1
             before, size = before + 1, size + len(line)
         else:
-            return _Top(header=line, first=reader.readline(1 << 20), before=before, size=size, hint=hint,
-                        hint_line=hint_line)
+            return _Top(header=line, before=before, size=size, hint=hint, hint_line=hint_line)
+
+
+def _first_lines(reader) -> _Top:
+    """The lines up to the first row: ``_up_to_header``, and the first row."""
+    top = _up_to_header(reader)
+    return top if top.unended else dataclasses.replace(top, first=reader.readline(_LINE_LIMIT))
 
 
 def _first_lines_in(head: bytes) -> _Top | None:
@@ -889,7 +904,7 @@ def _first_lines_in(head: bytes) -> _Top | None:
     text = io.StringIO(head.decode("ascii"), newline="")
     top = _first_lines(text)
     # (a line that ends where the head does may go on: a CR's LF may follow)
-    return top if text.tell() < len(head) and top.first.endswith(("\n", "\r")) else None
+    return top if text.tell() < len(head) and (top.unended or top.first.endswith(("\n", "\r"))) else None
 
 
 def _header_csv(path: Path, encoding: str, delimiter: str | None,
@@ -908,6 +923,8 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None,
         except UnicodeError as exc:  # an encoding given that the file is not in (UTF-16 without its BOM)
             raise InputError(str(path), "input.not_in_encoding", encoding=encoding,
                              error=first_line(exc)) from None
+    if top.unended:
+        raise InputError(str(path), "input.header_too_long", line=top.before + 1, limit=_LINE_LIMIT)
     hint = _separator_hint(top.hint) if top.hint is not None else None
     header = top.header
     if not header.strip():  # (nothing but blank lines, and maybe a hint)
@@ -918,6 +935,8 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None,
     elif len(delimiter) != 1 or delimiter in "\r\n\"":
         raise InputError(str(path), "input.bad_delimiter", delimiter=repr(delimiter))
     names = _split_header(header, delimiter)
+    if not names and len(header) > csv.field_size_limit():  # (the csv module refuses so long a field)
+        raise InputError(str(path), "input.header_name_too_long", line=top.before + 1, limit=csv.field_size_limit())
     if len(set(names)) != len(names) or not all(names):
         raise InputError(str(path), "input.bad_header")
     return names, delimiter, top

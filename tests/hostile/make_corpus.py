@@ -122,6 +122,8 @@ def main() -> None:
     write("missing_required_columns.csv", csv_text(CLEAN, header=[h for h in HEADER if h not in ("net_main", "cards")]))
     write("duplicate_header.csv", csv_text(CLEAN, header=HEADER + ["bet"]))
     write("unknown_columns.csv", "a,b,c\n1,2,3\n")
+    # A header line with no line end in its first MB (2 MB of one name), compressed to a few KB.
+    write("header_too_long.csv.gz", gz(("table_id," + "x" * 2_000_000 + clean[len(lines[0]) - 1:]).encode()))
     write("binary_garbage.csv", bytes(range(256)) * 8)
     write("binary_garbage.jsonl", bytes(reversed(range(256))) * 8)
     write("not_gzip.csv.gz", clean.encode())
