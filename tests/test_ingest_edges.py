@@ -654,6 +654,84 @@ def test_a_csv_whose_last_line_has_no_end_is_noted(tmp_path):
     assert result.totals["rounds"] == 2
 
 
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_a_header_in_capitals_or_with_blanks_around_its_names_is_the_logs_header(tmp_path, monkeypatch, eol):
+    """Some table systems write the header as their database spells the columns: in capitals
+    (``TABLE_ID``), or with blanks around a name. The log audits as the same log with the
+    format's names, CSV (by any separator, after Excel's hint) and Parquet alike, whether its
+    encoding is checked before the audit or beside it; a line that repeats such a header is a
+    repeated header; an extra column keeps its own spelling."""
+    from auditor.logs import sources
+
+    rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(300)]
+    rows[7]["net_main"] = "25.00"  # over-paid: a PLB-WIN finding
+    rows[11]["bet"] = "diez"  # rejected
+    plain = write_log(tmp_path / "plain.csv", [{**r, "Nota": "x"} for r in rows], header=[*HEADER, "Nota"])
+    text = plain.read_text(encoding="utf-8")
+    header, body = text.split("\n", 1)
+    shouted = ",".join(h.upper() for h in HEADER) + ",Nota"
+    spaced = ",".join(f" {h.title()} " if h in ("table_id", "dealer_id", "seat") else h.upper() for h in HEADER) + ",Nota"
+    cases = {"capitals.csv": f"{shouted}\n{body}", "spaced.csv": f"{spaced}\n{body}",
+             "semicolon.csv": f"{shouted}\n{body}".replace(",", ";"),
+             "hinted.csv": "sep=;\n" + f"{shouted}\n{body}".replace(",", ";"),
+             "repeated.csv": f"{shouted}\n{body}{spaced}\n"}
+    for name, content in cases.items():
+        (tmp_path / name).write_bytes(content.replace("\n", eol).encode("ascii"))
+    (tmp_path / "plain.csv").write_bytes(text.replace("\n", eol).encode("ascii"))
+    table = pa.table({k: [r[k] for r in rows] for k in HEADER})
+    pq.write_table(table, tmp_path / "plain.parquet")
+    pq.write_table(table.rename_columns([f" {h.upper()}" if h == "round_id" else h.upper() for h in HEADER]),
+                   tmp_path / "capitals.parquet")
+
+    def seen(log: Path, head: int, shift: int = 0):
+        monkeypatch.setattr(sources, "_HEAD", head)
+        result = audit([log], chunk_rows=100)
+        item = result.inputs[0]
+        src = open_source(log)
+        return (item.error, item.records_read, item.records_audited, result.totals["rounds"],
+                sorted(zip(result.findings["code"], result.findings["round_id"], result.findings["line"] - shift)),
+                sorted(zip(result.rejected["reason"], result.rejected["line"] - shift)),
+                src.game, src.first_time, src.first_round), item
+
+    for head in (256, 1 << 22):  # the encoding checked beside the audit, then before it
+        expected, item = seen(tmp_path / "plain.csv", head)
+        assert expected[0] is None and expected[4] and expected[5] and not item.notes
+        assert item.extra_columns == ("Nota",)
+        for name in ("capitals.csv", "spaced.csv", "semicolon.csv"):
+            got, item = seen(tmp_path / name, head)
+            assert got == expected, name
+            assert item.extra_columns == ("Nota",) and len(item.notes) == (name == "semicolon.csv"), name
+        assert seen(tmp_path / "hinted.csv", head, shift=1)[0] == expected
+        repeated, _ = seen(tmp_path / "repeated.csv", head)
+        assert (repeated[0], repeated[1] - 1, *repeated[2:5]) == expected[:5]
+        assert set(repeated[5]) - set(expected[5]) == {
+            ("reject.header_repeated", len(rows) + 2)}
+    expected, _ = seen(tmp_path / "plain.parquet", 256)
+    assert expected[0] is None and expected[4] and expected[5]
+    assert seen(tmp_path / "capitals.parquet", 256)[0] == expected
+
+
+def test_two_names_of_one_column_but_for_their_case_are_refused_naming_them(tmp_path):
+    """``table_id`` and ``TABLE_ID`` in one header (or Parquet file, ``round_id`` and
+    `` Round_Id``): which of the two holds the field is unknown, so the file is not audited,
+    and the error names both as the file spells them."""
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    rows = [{**hand("R1"), "TABLE_ID": "T9"}, {**hand("R2", minute=1), "TABLE_ID": "T9"}]
+    log = write_log(tmp_path / "twice.csv", rows, header=[*HEADER, "TABLE_ID"])
+    (item,) = audit([log]).inputs
+    assert item.error == t("input.columns_alike", "es", columns="«table_id», «TABLE_ID»")
+    table = pa.table({**{k: [r[k] for r in rows] for k in HEADER}, " Round_Id": ["X1", "X2"]})
+    pq.write_table(table, tmp_path / "twice.parquet")
+    (item,) = audit([tmp_path / "twice.parquet"]).inputs
+    assert item.error == t("input.columns_alike", "es", columns="«round_id», « Round_Id»")
+    result = CliRunner().invoke(app, ["--lang", "en", "audit", str(log), "--out", str(tmp_path / "out"),
+                                      "--format", "json"])
+    assert result.exit_code == 2 and "«table_id», «TABLE_ID»" in result.stderr, result.output
+
+
 def test_a_header_line_too_long_to_be_one_is_said_to_be_so(tmp_path):
     """A header line with no line end in its first MB (a file without line ends, or no log)
     is said to be that, naming its line (after blank lines before it too), not reported as a

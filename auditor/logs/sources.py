@@ -97,6 +97,9 @@ class Source:
     # but marked on each row (``_absent``): where a round shows a bet whose settlement the file
     # has no column for, or the reverse, the rules that compare them are not checked.
     absent: tuple[str, ...] = ()
+    # A Parquet file's columns of the log format that it names otherwise (``TABLE_ID``, see
+    # ``_schema_names``): the name in ``names`` -> the file's.
+    stored: dict[str, str] = field(default_factory=dict)
     # The file's name as the rows, the rejects and the reports give it (``files.path_text``).
     name: str = field(init=False, default="")
 
@@ -374,7 +377,8 @@ class Source:
             # again (a third of the time of the read).
             # Only the game's columns are read: an extra column is ignored whatever its type
             # (a list, a struct, bytes that are no text).
-            wanted = [name for name in self.names if name in _known_of(self.game)]
+            wanted = [self.stored.get(name, name) for name in self.names if name in _known_of(self.game)]
+            named = {given: name for name, given in self.stored.items()}
             coded = _repeating_columns(self.path, wanted)
             parquet = pq.ParquetFile(arrow_file(self.path), read_dictionary=coded, pre_buffer=False)
             round_level = _round_level(self.game)
@@ -382,7 +386,8 @@ class Source:
             for batch in parquet.iter_batches(batch_size=rows, columns=wanted):
                 table = pa.Table.from_batches([batch])
                 columns, faults = {}, []
-                for name, column in zip(table.column_names, table.columns):
+                for given, column in zip(table.column_names, table.columns):
+                    name = named.get(given, given)
                     column = column.combine_chunks()
                     try:
                         if name in round_level and pa.types.is_dictionary(column.type):
@@ -559,18 +564,21 @@ def _repeating_columns(path: Path, names: list[str]) -> list[str]:
     return [name for name, column in zip(first.schema.names, first.columns) if _repeats(column)]
 
 
-def _parquet_first_row(path: Path, names: list[str]) -> tuple[str, tuple[str, str] | None]:
-    """(first time, first round) of a Parquet file: the time as Python writes it (as
-    ``engine._in_time_order`` reads it), the table and round as the batches give them (Arrow's
-    cast to text, see ``Source._parquet``), or None where either is missing or no text."""
+def _parquet_first_row(path: Path, names: list[str], stored: dict[str, str]) -> tuple[str, tuple[str, str] | None]:
+    """(first time, first round) of a Parquet file of columns ``names`` (``stored``: see
+    ``Source.stored``): the time as Python writes it (as ``engine._in_time_order`` reads it),
+    the table and round as the batches give them (Arrow's cast to text, see ``Source._parquet``),
+    or None where either is missing or no text."""
     import pyarrow.parquet as pq
     wanted = [n for n in ("started_at", "table_id", "round_id") if names.count(n) == 1]
+    named = {stored.get(n, n): n for n in wanted}
     try:
-        batch = next(pq.ParquetFile(arrow_file(path)).iter_batches(batch_size=1, columns=wanted))
+        batch = next(pq.ParquetFile(arrow_file(path)).iter_batches(batch_size=1, columns=list(named)))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, StopIteration):
         return "", None
     row = {}
-    for name, column in zip(batch.schema.names, batch.columns):
+    for given, column in zip(batch.schema.names, batch.columns):
+        name = named[given]
         if name == "started_at":
             value = column[0].as_py()
             row[name] = None if value is None else str(value)
@@ -812,10 +820,10 @@ def _split_header(header: str, delimiter: str) -> list[str]:
 
 
 def _sniff_delimiter(path: Path, header: str) -> str:
-    """The separator that splits the header into the most known column names; ``,`` when
+    """The separator that splits the header into the most known column names (in any case); ``,`` when
     no separator gives two or more (the file is then told apart by its columns, or not)."""
     known = _known_names()
-    scores = {d: sum(n in known for n in _split_header(header, d)) for d in DELIMITERS}
+    scores = {d: sum(_folded(n) in known for n in _split_header(header, d)) for d in DELIMITERS}
     best = max(scores.values())
     winners = [d for d, v in scores.items() if v == best]
     if best >= 2 and len(winners) == 1:
@@ -930,7 +938,8 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None,
     if not header.strip():  # (nothing but blank lines, and maybe a hint)
         raise InputError(str(path), "input.empty")
     if delimiter is None:
-        splits = hint is not None and hint != '"' and len(_known_names() & set(_split_header(header, hint))) >= 2
+        named = {_folded(n) for n in _split_header(header, hint)} if hint is not None and hint != '"' else set()
+        splits = len(_known_names() & named) >= 2
         delimiter = hint if splits else _sniff_delimiter(path, header)
     elif len(delimiter) != 1 or delimiter in "\r\n\"":
         raise InputError(str(path), "input.bad_delimiter", delimiter=repr(delimiter))
@@ -939,7 +948,31 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None,
         raise InputError(str(path), "input.header_name_too_long", line=top.before + 1, limit=csv.field_size_limit())
     if len(set(names)) != len(names) or not all(names):
         raise InputError(str(path), "input.bad_header")
-    return names, delimiter, top
+    return _schema_names(path, names), delimiter, top
+
+
+# Table systems write a header as their database spells its columns: in capitals
+# (``TABLE_ID``), or with blanks around a name. A name is the log format's column whatever its
+# case and the blanks around it; two names that are so one column (``table_id`` and
+# ``TABLE_ID``) leave unknown which of the two holds the field.
+def _folded(name: str) -> str:
+    return name.strip().casefold()
+
+
+def _schema_names(path: Path, names: list[str]) -> list[str]:
+    """``names`` (a CSV header's, a Parquet file's columns), each that is a column of the log
+    format but for its case or blanks around it as the format names it, the others as given.
+    Raises InputError where two of them are one column so."""
+    known = _known_names()
+    read = [_folded(n) if _folded(n) in known else n for n in names]
+    spellings: dict[str, list[str]] = {}
+    for given, name in zip(names, read):
+        if name in known and given not in spellings.setdefault(name, []):
+            spellings[name].append(given)
+    alike = [", ".join(f"«{g}»" for g in given) for given in spellings.values() if len(given) > 1]
+    if alike:
+        raise InputError(str(path), "input.columns_alike", columns="; ".join(alike))
+    return read
 
 
 def _closest_game(names: list[str]) -> tuple[str, list[str]] | None:
@@ -967,6 +1000,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     if not name.endswith(SUFFIXES):
         raise InputError(str(path), "input.unknown_type")
     first_time, first_round = "", None
+    stored: dict[str, str] = {}
     notes: list[tuple[str, dict]] = []
     codec, native, sep, preamble = "utf-8", True, ",", 0
     deferred = False  # the encoding checked beside the audit (see ``_HEAD``)
@@ -979,9 +1013,10 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             has_rows = pq.ParquetFile(arrow_file(path)).metadata.num_rows > 0
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
-        names = list(schema.names)
+        names = _schema_names(path, schema.names)
+        stored = {name: given for name, given in zip(names, schema.names) if name != given}
         if has_rows:
-            first_time, first_round = _parquet_first_row(path, names)
+            first_time, first_round = _parquet_first_row(path, names, stored)
     else:
         head = _head(path) if name.endswith(".csv") and not encoding else b""
         top = _first_lines_in(head)
@@ -1031,8 +1066,8 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     expected = columns_of(game)
     if kind == "parquet":
         # (a list or a struct has no text: said now, not after the rows before it are read)
-        for f in schema:
-            if f.name in _known_of(game) and pa.types.is_nested(f.type):
+        for read, f in zip(names, schema):
+            if read in _known_of(game) and pa.types.is_nested(f.type):
                 raise InputError(str(path), "input.parquet_column", column=f.name, type=str(f.type)[:60])
     missing = [c.name for c in expected if c.required and c.name not in names]
     if missing and kind != "jsonl":
@@ -1053,7 +1088,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     return Source(path=path, game=game, kind=kind, names=names, digest=digest, first_time=first_time,
                   first_round=first_round,
                   extra_columns=extra, encoding=codec, native=native, delimiter=sep, notes=notes,
-                  verdict=verdict, header_bytes=header_bytes, preamble=preamble, absent=absent)
+                  verdict=verdict, header_bytes=header_bytes, preamble=preamble, absent=absent, stored=stored)
 
 
 def _head(path: Path) -> bytes:

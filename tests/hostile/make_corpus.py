@@ -102,6 +102,9 @@ def main() -> None:
     write("extra_columns.csv", csv_text([{**r, "comment": "=cmd|' /C calc'!A0", "tip": "1"} for r in CLEAN],
                                          header=HEADER + ["comment", "tip"]))
     write("header_only.csv", lines[0])
+    # A header as some table systems write it: in capitals, a name with blanks around it.
+    write("header_capitals.csv", ",".join(f" {h.title()} " if h == "dealer_id" else h.upper() for h in HEADER)
+          + "\n" + "".join(lines[1:]))
     write("clean.jsonl", jsonl_text(CLEAN))
     write("cp1252.jsonl", jsonl_text(accents), encoding="cp1252")
     # A document of another game among Pot Luck's (an export routed to the wrong folder), and
@@ -122,6 +125,8 @@ def main() -> None:
     write("missing_required_columns.csv", csv_text(CLEAN, header=[h for h in HEADER if h not in ("net_main", "cards")]))
     write("duplicate_header.csv", csv_text(CLEAN, header=HEADER + ["bet"]))
     write("unknown_columns.csv", "a,b,c\n1,2,3\n")
+    # Two names of one column but for their case: which holds the round's table is unknown.
+    write("header_case_collision.csv", csv_text([{**r, "TABLE_ID": "T9"} for r in CLEAN], header=HEADER + ["TABLE_ID"]))
     # A header line with no line end in its first MB (2 MB of one name), compressed to a few KB.
     write("header_too_long.csv.gz", gz(("table_id," + "x" * 2_000_000 + clean[len(lines[0]) - 1:]).encode()))
     write("binary_garbage.csv", bytes(range(256)) * 8)
