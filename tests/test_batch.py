@@ -482,3 +482,53 @@ def test_each_copy_of_a_file_that_cannot_be_read_fails(tmp_path):
     outcome = batch(tmp_path, logs)
     assert (outcome.exit_code, outcome.audited, outcome.failed) == (3, [str(day.resolve())], want)
     assert batch(tmp_path, logs).failed == want
+
+
+def test_the_first_look_reads_a_csv_header_as_the_audit_does(tmp_path):
+    """The batch's first look at a file (its game and tables' spans, to choose the files it is
+    audited with) finds the header where the audit finds it: past blank lines (empty, of spaces,
+    of separators only) and Excel's separator hint, by any separator and line end, its names in
+    capitals or with blanks around them, compressed or not; a Parquet file's column names alike."""
+    import gzip
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from auditor.batch.spans import scan
+
+    plain = day_log(tmp_path / "logs", 0, rounds=60)
+    text = plain.read_text(encoding="utf-8")
+    header, body = text.split("\n", 1)
+    shouted = ",".join(f" {h.upper()} " if h == "started_at" else h.upper() for h in header.split(","))
+    variants = {"blank.csv": f"\n   \n,,,\n{text}", "capitals.csv": f"{shouted}\n{body}",
+                "hinted.csv": "\t\nsep=;\n;;\n" + f"{shouted}\n{body}".replace(",", ";"),
+                "cr.csv": f" \n{shouted}\n{body}".replace("\n", "\r")}
+    for name, content in variants.items():
+        (tmp_path / name).write_text(content, encoding="utf-8", newline="")
+    (tmp_path / "blank.csv.gz").write_bytes(gzip.compress(variants["blank.csv"].encode()))
+    frame = pd.read_csv(plain, dtype=str, keep_default_na=False)
+    pq.write_table(pa.Table.from_pandas(frame.rename(columns=str.upper), preserve_index=False),
+                   tmp_path / "capitals.parquet")
+    expected = scan((str(plain), "sha"))
+    assert expected.game == GAME and expected.error is None and len(expected.spans) >= 2
+    for name in [*variants, "blank.csv.gz", "capitals.parquet"]:
+        got = scan((str(tmp_path / name), "sha"))
+        assert (got.game, got.spans, got.error) == (expected.game, expected.spans, None), name
+
+
+@pytest.mark.parametrize("top", ["\n   \n,,,\n", "capitals"])
+def test_a_file_with_blank_lines_before_its_header_or_its_header_in_capitals_is_audited_with_its_context(
+        tmp_path, top):
+    """Day 2's first round repeats the deck of day 1's last at its table: a finding only the two
+    files audited together give. Day 2 exported with blank lines before its header, or with
+    its header in capitals, is still audited with day 1 (it was audited by itself)."""
+    logs = tmp_path / "logs"
+    one, two, first_round = _deck_repeated_across_days(logs)
+    text = two.read_text(encoding="utf-8")
+    if top == "capitals":
+        header, body = text.split("\n", 1)
+        two.write_text(header.upper() + "\n" + body, encoding="utf-8")
+    else:
+        two.write_text(top + text, encoding="utf-8")
+    assert batch(tmp_path, logs).new == 1
+    assert open_findings(tmp_path / "out" / "audit.db") == {("TS-02", first_round, "TS-TWO-DECKS", None, None)}

@@ -41,11 +41,13 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
     if name.endswith(".parquet"):
         import pyarrow.parquet as pq
 
-        from ..logs.sources import arrow_file
+        from ..logs.sources import _schema_names, arrow_file
 
-        columns = pq.read_schema(arrow_file(path)).names
-        use = [c for c in ("table_id", "started_at") if c in columns]
-        return columns, pq.read_table(arrow_file(path), columns=use).to_pandas().astype(str)
+        stored = pq.read_schema(arrow_file(path)).names
+        columns = _schema_names(path, stored)  # (as the audit names them: TABLE_ID is table_id)
+        given = {name: was for name, was in zip(columns, stored) if name in ("table_id", "started_at")}
+        frame = pq.read_table(arrow_file(path), columns=list(given.values())).to_pandas().astype(str)
+        return columns, frame.rename(columns={was: name for name, was in given.items()})
     if name.endswith((".jsonl", ".jsonl.gz")):
         from ..logs.sources import _first_hand
 
@@ -69,11 +71,14 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
                 columns.update(hand)
             rows.append((str(doc.get("table_id", "")), str(doc.get("started_at", ""))))
         return sorted(columns), pd.DataFrame(rows, columns=["table_id", "started_at"])
-    head = pd.read_csv(path, nrows=0, dtype=str, compression="infer")
-    columns = [c.strip() for c in head.columns]
-    use = [c for c in head.columns if c.strip() in ("table_id", "started_at")]
-    frame = pd.read_csv(path, usecols=use, dtype=str, keep_default_na=False, compression="infer")
-    frame.columns = [c.strip() for c in frame.columns]
+    from ..logs.sources import csv_rows
+
+    # Exports put blank lines or Excel's separator hint before the header, or write it in
+    # capitals: the header is found as the audit finds it.
+    with csv_rows(path) as (columns, delimiter, rows):
+        use = [c for c in ("table_id", "started_at") if c in columns]
+        frame = pd.read_csv(rows, sep=delimiter, header=None, names=columns, usecols=use, index_col=False,
+                            dtype=str, keep_default_na=False)
     return columns, frame
 
 

@@ -20,6 +20,7 @@ names. A decoding or separator other than UTF-8 and ``,`` is noted in the input 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import dataclasses
 import functools
@@ -47,8 +48,8 @@ from .files import SUFFIXES, InputError, Scan, digest_job, first_line, path_text
 from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
 from .schema import columns_of, partners
 
-__all__ = ["Source", "open_source", "batch_schema", "absent_bits", "concat_batches", "SUFFIXES", "BATCH_ROWS",
-           "DELIMITERS", "delimiter_option", "arrow_file"]
+__all__ = ["Source", "open_source", "csv_rows", "batch_schema", "absent_bits", "concat_batches", "SUFFIXES",
+           "BATCH_ROWS", "DELIMITERS", "delimiter_option", "arrow_file"]
 
 BATCH_ROWS = 250_000
 DELIMITERS = (",", ";", "\t", "|")
@@ -973,6 +974,19 @@ def _schema_names(path: Path, names: list[str]) -> list[str]:
     if alike:
         raise InputError(str(path), "input.columns_alike", columns="; ".join(alike))
     return read
+
+
+@contextlib.contextmanager
+def csv_rows(path: Path) -> Iterator[tuple[list[str], str, io.TextIOBase]]:
+    """(column names, separator, the text from the first row on) of a CSV file, its header
+    found as ``open_source`` finds it (past blank lines and Excel's separator hint), for a
+    first look at a few of its columns (``batch.spans``). The text is read as UTF-8, a byte
+    that is none replaced; raises InputError as ``open_source`` does for the header."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:
+        top = _up_to_header(fh)
+        names, delimiter, _ = _header_csv(path, "utf-8", None, top)
+        yield names, delimiter, fh
 
 
 def _closest_game(names: list[str]) -> tuple[str, list[str]] | None:
