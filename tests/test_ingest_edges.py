@@ -666,11 +666,13 @@ def test_a_header_in_capitals_or_with_blanks_around_its_names_is_the_logs_header
     rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(300)]
     rows[7]["net_main"] = "25.00"  # over-paid: a PLB-WIN finding
     rows[11]["bet"] = "diez"  # rejected
-    plain = write_log(tmp_path / "plain.csv", [{**r, "Nota": "x"} for r in rows], header=[*HEADER, "Nota"])
+    plain = write_log(tmp_path / "plain.csv", [{**r, "Nota": "x", "DECK_COLOR": "rojo"} for r in rows],
+                      header=[*HEADER, "Nota", "DECK_COLOR"])
     text = plain.read_text(encoding="utf-8")
     header, body = text.split("\n", 1)
-    shouted = ",".join(h.upper() for h in HEADER) + ",Nota"
-    spaced = ",".join(f" {h.title()} " if h in ("table_id", "dealer_id", "seat") else h.upper() for h in HEADER) + ",Nota"
+    shouted = ",".join(h.upper() for h in HEADER) + ",Nota,DECK_COLOR"
+    spaced = ",".join(f" {h.title()} " if h in ("table_id", "dealer_id", "seat") else h.upper() for h in HEADER)
+    spaced += ",Nota,DECK_COLOR"
     cases = {"capitals.csv": f"{shouted}\n{body}", "spaced.csv": f"{spaced}\n{body}",
              "semicolon.csv": f"{shouted}\n{body}".replace(",", ";"),
              "hinted.csv": "sep=;\n" + f"{shouted}\n{body}".replace(",", ";"),
@@ -696,11 +698,11 @@ def test_a_header_in_capitals_or_with_blanks_around_its_names_is_the_logs_header
     for head in (256, 1 << 22):  # the encoding checked beside the audit, then before it
         expected, item = seen(tmp_path / "plain.csv", head)
         assert expected[0] is None and expected[4] and expected[5] and not item.notes
-        assert item.extra_columns == ("Nota",)
+        assert item.extra_columns == ("Nota", "DECK_COLOR")  # (another game's column, as the file spells it)
         for name in ("capitals.csv", "spaced.csv", "semicolon.csv"):
             got, item = seen(tmp_path / name, head)
             assert got == expected, name
-            assert item.extra_columns == ("Nota",) and len(item.notes) == (name == "semicolon.csv"), name
+            assert item.extra_columns == ("Nota", "DECK_COLOR") and len(item.notes) == (name == "semicolon.csv"), name
         assert seen(tmp_path / "hinted.csv", head, shift=1)[0] == expected
         repeated, _ = seen(tmp_path / "repeated.csv", head)
         assert (repeated[0], repeated[1] - 1, *repeated[2:5]) == expected[:5]

@@ -1027,7 +1027,8 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             has_rows = pq.ParquetFile(arrow_file(path)).metadata.num_rows > 0
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
-        names = _schema_names(path, schema.names)
+        given = schema.names
+        names = _schema_names(path, given)
         stored = {name: given for name, given in zip(names, schema.names) if name != given}
         if has_rows:
             first_time, first_round = _parquet_first_row(path, names, stored)
@@ -1044,9 +1045,11 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         if name.endswith((".jsonl", ".jsonl.gz")):
             kind, has_rows = "jsonl", True
             names, first_time = _jsonl_names(path, codec)
+            given = names
         else:
             kind = "csv"
             names, sep, top = _header_csv(path, codec, delimiter_option(delimiter), top)
+            given = _split_header(top.header, sep)
             first, preamble = top.first, top.before
             if top.hint is not None:
                 notes.append(("input.excel_separator_line", {"line": top.hint.rstrip("\r\n").lstrip("\ufeff"),
@@ -1091,7 +1094,8 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     if twice:
         raise InputError(str(path), "input.duplicate_columns", columns=", ".join(twice))
     known = _known_of(game) | {"hands"}
-    extra = [c for c in names if c not in known]
+    # (as the file spells them: another game's column in capitals is no column of this one's)
+    extra = [spelled for c, spelled in zip(names, given) if c not in known]
     absent = tuple(c.name for c in expected if c.name not in names) if kind != "jsonl" else ()
     unsettled = [name for name in absent if name in partners(game)]
     if unsettled:
