@@ -75,10 +75,13 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
 
     # Exports put blank lines or Excel's separator hint before the header, or write it in
     # capitals: the header is found as the audit finds it.
-    with csv_rows(path) as (columns, delimiter, rows):
+    with csv_rows(path) as (columns, delimiter, rows, before):
         use = [c for c in ("table_id", "started_at") if c in columns]
-        frame = pd.read_csv(rows, sep=delimiter, header=None, names=columns, usecols=use, index_col=False,
-                            dtype=str, keep_default_na=False)
+        # (a header on the first line, as most exports have it: pandas reads the file itself,
+        # a third faster than through the text stream)
+        frame = pd.read_csv(rows if before else path, sep=delimiter, header=None if before else 0, names=columns,
+                            usecols=use, index_col=False, dtype=str, keep_default_na=False,
+                            encoding_errors="replace")
     return columns, frame
 
 

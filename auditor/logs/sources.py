@@ -977,16 +977,17 @@ def _schema_names(path: Path, names: list[str]) -> list[str]:
 
 
 @contextlib.contextmanager
-def csv_rows(path: Path) -> Iterator[tuple[list[str], str, io.TextIOBase]]:
-    """(column names, separator, the text from the first row on) of a CSV file, its header
-    found as ``open_source`` finds it (past blank lines and Excel's separator hint), for a
-    first look at a few of its columns (``batch.spans``). The text is read as UTF-8, a byte
-    that is none replaced; raises InputError as ``open_source`` does for the header."""
+def csv_rows(path: Path) -> Iterator[tuple[list[str], str, io.TextIOBase, int]]:
+    """(column names, separator, the text from the first row on, how many lines come before
+    the header) of a CSV file, its header found as ``open_source`` finds it (past blank lines
+    and Excel's separator hint), for a first look at a few of its columns (``batch.spans``).
+    The text is read as UTF-8, a byte that is none replaced; raises InputError as
+    ``open_source`` does for the header."""
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:
         top = _up_to_header(fh)
         names, delimiter, _ = _header_csv(path, "utf-8", None, top)
-        yield names, delimiter, fh
+        yield names, delimiter, fh, top.before
 
 
 def _closest_game(names: list[str]) -> tuple[str, list[str]] | None:
