@@ -516,6 +516,27 @@ def test_the_first_look_reads_a_csv_header_as_the_audit_does(tmp_path):
         assert (got.game, got.spans, got.error) == (expected.game, expected.spans, None), name
 
 
+def test_spans_are_nanoseconds_whatever_the_times_text_and_the_ledgers_age(tmp_path):
+    """The first look's spans are UTC nanoseconds (the ledger's ``first_ns``), also for a file
+    whose times carry nine decimals (pandas 3 would give those nanoseconds and the others
+    microseconds); a ledger written with microseconds is read as nanoseconds."""
+    from auditor.batch.spans import scan
+
+    plain = day_log(tmp_path / "logs", 0, rounds=60)
+    frame = pd.read_csv(plain, dtype=str, keep_default_na=False)
+    fine = frame.assign(started_at=frame["started_at"].str.replace(r"([+-]\d\d:\d\d|Z)$", r".000000000\1", regex=True))
+    assert (fine["started_at"] != frame["started_at"]).all()
+    fine.to_csv(tmp_path / "fine.csv", index=False)
+    lima = min(pd.Timestamp(t).value for t in frame["started_at"])  # (nanoseconds)
+    for path in (plain, tmp_path / "fine.csv"):
+        spans = scan((str(path), "sha")).spans
+        assert min(lo for lo, _ in spans.values()) == lima, path.name
+    ledger = Ledger(tmp_path / "old.db")
+    ledger.db.execute("INSERT INTO spans VALUES('sha', 'TS-01', ?, ?)", (lima // 1000, lima // 1000 + 5))
+    ledger.db.execute("INSERT INTO spans VALUES('sha', 'TS-02', ?, ?)", (lima, lima + 5000))
+    assert ledger.spans() == {"sha": {"TS-01": (lima, lima + 5000), "TS-02": (lima, lima + 5000)}}
+
+
 @pytest.mark.parametrize("top", ["\n   \n,,,\n", "capitals"])
 def test_a_file_with_blank_lines_before_its_header_or_its_header_in_capitals_is_audited_with_its_context(
         tmp_path, top):

@@ -89,6 +89,16 @@ def _pause() -> None:
         time.sleep(float(delay))
 
 
+# Until 2026-12-03 under pandas 3 the first look wrote most spans in microseconds
+# (``spans.scan``). A time of a casino's log in nanoseconds is above 10**17 (after March 1973);
+# in microseconds it is below it until the year 5138: such a value is read as microseconds.
+_NS_FROM = 10**17
+
+
+def _ns(value: int) -> int:
+    return value * 1000 if -_NS_FROM < value < _NS_FROM else value
+
+
 class Ledger:
     def __init__(self, path: Path | str):
         self.path = Path(path)
@@ -134,7 +144,7 @@ class Ledger:
     def spans(self) -> dict[str, dict[str, tuple[int, int]]]:
         out: dict[str, dict[str, tuple[int, int]]] = {}
         for sha, table, lo, hi in self.db.execute("SELECT sha256, table_id, first_ns, last_ns FROM spans"):
-            out.setdefault(sha, {})[table] = (lo, hi)
+            out.setdefault(sha, {})[table] = (_ns(lo), _ns(hi))
         return out
 
     def open_fingerprints(self) -> set[str]:

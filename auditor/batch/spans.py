@@ -101,7 +101,9 @@ def scan(item: tuple[str, str]) -> FileScan:
         # A round's rows repeat its table and time, one after the other: each is parsed once.
         first = (table_id != table_id.shift()) | (started_at != started_at.shift())
         table_id, started_at = table_id[first], started_at[first]
-        times = pd.to_datetime(started_at, utc=True, errors="coerce", format="ISO8601")
+        # In nanoseconds whatever the text: pandas 3 gives times the resolution their text needs
+        # (microseconds, nanoseconds for a fraction of nine digits), so files would differ in unit.
+        times = pd.to_datetime(started_at, utc=True, errors="coerce", format="ISO8601").dt.as_unit("ns")
         ok = times.notna() & (table_id != "")
         if ok.any():
             ns = pd.Series(times[ok].array.asi8, index=table_id.index[ok])
