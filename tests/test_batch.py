@@ -553,3 +553,66 @@ def test_a_file_with_blank_lines_before_its_header_or_its_header_in_capitals_is_
         two.write_text(top + text, encoding="utf-8")
     assert batch(tmp_path, logs).new == 1
     assert open_findings(tmp_path / "out" / "audit.db") == {("TS-02", first_round, "TS-TWO-DECKS", None, None)}
+
+def test_a_batch_that_another_one_overtook_on_its_ledger_records_nothing(tmp_path):
+    """Two batches at once on one ledger: the one that commits second fails (exit 2) even
+    when the first committed before it took its run's number (it recorded a run planned on
+    what the ledger held before the other's)."""
+    logs = tmp_path / "logs"
+    day_log(logs, 0, rounds=60)
+    other = []
+
+    def say(message):  # the run is planned: another batch records its run now
+        if not other:
+            other.append(batch(tmp_path, logs))
+
+    with pytest.raises(BatchError, match="otra ejecución") as exc:
+        run_batch(BatchOptions(paths=[logs], out=tmp_path / "out", profiles=[PROFILES]), say=say)
+    assert "1" in str(exc.value)
+    assert [r[0] for r in dump(tmp_path / "out" / "audit.db")["runs"]] == [1]
+    assert batch(tmp_path, logs).run_id == 2
+
+
+@pytest.mark.parametrize("lang, said", [("es", "no es un registro de auditorías"),
+                                        ("en", "is not an audit ledger")])
+def test_a_database_that_is_no_ledger_is_refused_and_left_as_it_was(tmp_path, lang, said):
+    import sqlite3
+
+    logs = tmp_path / "logs"
+    day_log(logs, 0, rounds=60)
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE runs(x)")
+        db.execute("INSERT INTO runs VALUES (1)")
+    before = other.read_bytes()
+    cli = CliRunner()
+    for args in (["batch", str(logs), "--out", str(tmp_path / "out"), "--db", str(other)],
+                 ["history", "--db", str(other)], ["diff", "1", "2", "--db", str(other)]):
+        res = cli.invoke(app, [*args, "--lang", lang])
+        assert res.exit_code == 2 and isinstance(res.exception, SystemExit), (args, res.output)
+        assert said in res.stderr, res.stderr
+    assert other.read_bytes() == before
+    with sqlite3.connect(other) as db:
+        assert [n for (n,) in db.execute("SELECT name FROM sqlite_master")] == ["runs"]
+
+
+@pytest.mark.parametrize("lang, missing, newer", [
+    ("es", "no existe", "versión 9 del registro; esta versión del auditor lee la 1"),
+    ("en", "does not exist", "ledger version 9; this version of the auditor reads version 1")])
+def test_a_ledger_missing_or_of_a_newer_version_is_said_in_the_commands_language(tmp_path, lang, missing, newer):
+    import sqlite3
+
+    cli = CliRunner()
+    res = cli.invoke(app, ["history", "--db", str(tmp_path / "none.db"), "--lang", lang])
+    assert res.exit_code == 2 and missing in res.stderr and "not found" not in res.stderr.replace(missing, "")
+    logs = tmp_path / "logs"
+    day_log(logs, 0, rounds=60)
+    batch(tmp_path, logs)
+    db = tmp_path / "out" / "audit.db"
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE meta SET value='9' WHERE key='version'")
+    for args in (["history", "--db", str(db)], ["batch", str(logs), "--out", str(tmp_path / "out")]):
+        res = cli.invoke(app, [*args, "--lang", lang])
+        assert res.exit_code == 2 and newer in res.stderr, res.stderr
+
+

@@ -60,11 +60,11 @@ def _ledger(db: Path, lang: str):
     from .ledger import Ledger, LedgerError
 
     if not db.exists():
-        _cli()._fail(t("batch.ledger_error", lang, error=f"{db}: not found"))
+        _cli()._fail(t("batch.ledger_error", lang, error=t("batch.ledger_missing", lang, path=db)))
     try:
         return Ledger(db)
     except LedgerError as exc:
-        _cli()._fail(t("batch.ledger_error", lang, error=exc))
+        _cli()._fail(t("batch.ledger_error", lang, error=exc.text(lang)))
 
 
 def history(

@@ -26,7 +26,9 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["Ledger", "fingerprint", "LedgerError"]
+from ..config_errors import ConfigError
+
+__all__ = ["Ledger", "fingerprint", "LedgerError", "LedgerOvertaken"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -59,9 +61,14 @@ CREATE TABLE IF NOT EXISTS run_waivers(
 """
 LEDGER_VERSION = "1"
 
+class LedgerError(ConfigError):
+    """The ledger cannot be opened or is not a batch ledger (exit code 2); its words are the
+    catalogue's (``text(lang)``)."""
 
-class LedgerError(Exception):
-    """The ledger cannot be opened or is not a batch ledger (exit code 2)."""
+
+class LedgerOvertaken(LedgerError):
+    """Another batch committed a run on the ledger after this one read it: nothing of this
+    run is recorded (it was planned on what the ledger held before); run it again."""
 
 
 def fingerprint(game: str, code: str, table_id: str, round_id: str, seat, hand) -> str:
@@ -105,19 +112,26 @@ class Ledger:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            # What the file is, before anything is written to it: a ledger of a newer version
+            # (whose tables this version would add to), or another program's database (its
+            # tables of the same names read as ours ended in a traceback), is left as it is.
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            row = self.db.execute("SELECT value FROM meta WHERE key='version'").fetchone() \
+                if "meta" in tables else None
+            if (row is None and tables) or (row is not None and row[0] != LEDGER_VERSION):
+                self.db.close()
+                if row is None:
+                    raise LedgerError(self.path, "batch.ledger_foreign")
+                raise LedgerError(self.path, "batch.ledger_version", found=row[0], version=LEDGER_VERSION)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
-            row = self.db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-            if row is None:
-                self.db.execute("INSERT OR IGNORE INTO meta VALUES('version', ?)", (LEDGER_VERSION,))
-            elif row[0] != LEDGER_VERSION:
-                raise LedgerError(f"{self.path}: ledger version {row[0]}, expected {LEDGER_VERSION}")
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES('version', ?)", (LEDGER_VERSION,))
         except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{self.path}: {exc}") from None
+            raise LedgerError(self.path, "batch.ledger_sqlite", error=exc) from None
         except OSError as exc:
-            raise LedgerError(f"{self.path}: {exc.strerror or exc}") from None
+            raise LedgerError(self.path, "batch.ledger_sqlite", error=exc.strerror or exc) from None
 
     def close(self) -> None:
         self.db.close()
@@ -232,7 +246,7 @@ class Ledger:
         try:
             db.execute("BEGIN IMMEDIATE")
             if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
-                raise LedgerError(f"run {run_id} was committed by another batch; run again")
+                raise LedgerOvertaken(None, "batch.overtaken", run=run_id)
             before = self.open_fingerprints()
             for sha in superseded:
                 db.execute("UPDATE files SET live=0 WHERE sha256=?", (sha,))
@@ -290,6 +304,6 @@ class Ledger:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise LedgerError(f"{self.path}: {exc}") from None
+                raise LedgerError(self.path, "batch.ledger_sqlite", error=exc) from None
             raise
         return state

@@ -231,7 +231,7 @@ def _t(key: str, lang: str, **params) -> str:
 def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -> BatchOutcome:
     from ..engine import discover
     from ..profiles import ProfileError, load_profiles
-    from .ledger import Ledger, LedgerError
+    from .ledger import Ledger, LedgerError, LedgerOvertaken
     from ..logs.files import path_text, read_as, sha256_of
     from .spans import scan
     from ..registry import known_codes
@@ -250,11 +250,15 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     try:
         ledger = Ledger(db_path)
     except LedgerError as exc:
-        raise BatchError(_t("batch.ledger_error", lang, error=exc)) from None
+        raise BatchError(_t("batch.ledger_error", lang, error=exc.text(lang))) from None
     today = opts.today or datetime.now().astimezone().date()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     with ledger:
+        # The run's number is taken with what the ledger holds: a run that another batch
+        # commits after this read takes it, and this run then fails to commit (its plan was
+        # made on the ledger as it was before the other's run).
+        run_id = ledger.next_run_id()
         # Files are found, hashed and audited by their names; the audit's results, the ledger
         # and the reports name them as text (``files.path_text``), which they are keyed by from step 4 on.
         files = sorted({str(Path(p).resolve()) for p in discover(opts.paths, (opts.out,))})
@@ -364,7 +368,6 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         for sha in audited:
             audited[sha] = _dedupe(audited[sha])
 
-        run_id = ledger.next_run_id()
         run_dir = opts.out / "runs" / f"{run_id:04d}"
         run = {"run_id": run_id, "started_at": started, "inputs": "\n".join(map(path_text, opts.paths)),
                "executor": ex.name, "files_seen": len(files),
@@ -395,6 +398,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             ledger.commit_run(run, files=file_rows, paths=present_shown,
                                       spans=spans_out, superseded=superseded, audited=audited, waive=waive,
                                       before_commit=write_reports)
+        except LedgerOvertaken as exc:
+            raise BatchError(exc.text(lang)) from None
         except LedgerError as exc:
             raise BatchError(_t("batch.ledger_error", lang, error=exc)) from None
         from .report import write_index
