@@ -553,6 +553,56 @@ def test_a_file_with_blank_lines_before_its_header_or_its_header_in_capitals_is_
         two.write_text(top + text, encoding="utf-8")
     assert batch(tmp_path, logs).new == 1
     assert open_findings(tmp_path / "out" / "audit.db") == {("TS-02", first_round, "TS-TWO-DECKS", None, None)}
+def test_a_content_replaced_by_one_that_cannot_be_audited_resolves_nothing(tmp_path):
+    """An export caught empty or damaged at its path (being written again, cut as it was
+    copied) is no corrected export: the findings of the content it replaced stay open (they
+    were all marked resolved, and new, flagged repeated, the next night), and are resolved
+    only when a content that is audited replaces it."""
+    logs = tmp_path / "logs"
+    days = [day_log(logs, n) for n in range(3)]
+    first = batch(tmp_path, logs)
+    db = tmp_path / "out" / "audit.db"
+    held = open_findings(db)
+    original = days[1].read_bytes()
+    for broken in (b"", original[: len(original) // 3].replace(b"\n", b"\x00", 1)):
+        days[1].write_bytes(broken)
+        r = batch(tmp_path, logs)
+        assert (r.exit_code, r.new, r.resolved, r.open) == (3, 0, 0, first.new), broken[:20]
+        assert [p for p, _ in r.failed] == [str(days[1].resolve())]
+        assert open_findings(db) == held
+    days[1].write_bytes(original)
+    r = batch(tmp_path, logs)
+    assert (r.exit_code, r.new, r.resolved, r.repeated) == (0, 0, 0, 0)
+    # A corrected export (its day's first round dropped) does resolve what it no longer holds.
+    fixed = pd.read_csv(days[1], dtype=str, keep_default_na=False)
+    gone = fixed["round_id"].iloc[0]
+    fixed[fixed["round_id"] != gone].to_csv(days[1], index=False)
+    r = batch(tmp_path, logs)
+    assert r.exit_code in (0, 1) and open_findings(db) == full_audit(days)
+    assert r.resolved == len({f for f in held if f[1] == gone} - full_audit(days))
+
+
+def test_a_file_audited_before_whose_audit_again_fails_keeps_its_findings_open(tmp_path):
+    """A late day that the first look accepts but the audit refuses (a byte that is text in
+    no encoding it knows) is the context of the day after it, re-audited for it in another
+    task: that day fails too (exit 3, retried), but what it held is not resolved (it was, as
+    if corrected)."""
+    logs = tmp_path / "logs"
+    d0, d2 = day_log(logs, 0), day_log(logs, 2)
+    batch(tmp_path, logs, chunk=1)
+    db = tmp_path / "out" / "audit.db"
+    held = open_findings(db)
+    d1 = day_log(logs, 1)
+    d1.write_bytes(d1.read_bytes().replace(b"CR-2", b"CR\x81", 1))
+    r = batch(tmp_path, logs, chunk=1)
+    assert r.exit_code == 3 and sorted(p for p, _ in r.failed) == sorted(str(p.resolve()) for p in (d1, d2))
+    assert (r.new, r.resolved) == (0, 0) and open_findings(db) == held
+    day_log(logs, 1)  # the export is made again, readable
+    r = batch(tmp_path, logs, chunk=1)
+    assert r.exit_code == 1 and r.repeated == 0 and open_findings(db) == full_audit([d0, d1, d2])
+
+
+
 
 def test_a_batch_that_another_one_overtook_on_its_ledger_records_nothing(tmp_path):
     """Two batches at once on one ledger: the one that commits second fails (exit 2) even

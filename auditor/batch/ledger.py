@@ -8,7 +8,8 @@ Tables
 ``paths``          the content last seen at each path.
 ``spans``          per file and table: first and last round time (UTC ns), for planning.
 ``findings``       every finding once, keyed by its fingerprint, with its JSON record.
-``file_findings``  which file content holds which finding (replaced when re-audited).
+``file_findings``  which file content holds which finding (replaced when re-audited, kept
+                   when a re-audit fails, dropped when the content is replaced at its path).
 ``episodes``       a finding's open periods: opened in run A, resolved in run B (or open).
 ``run_waivers``    the open findings a run showed as waived, and by which waiver.
 
@@ -248,8 +249,9 @@ class Ledger:
             if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
                 raise LedgerOvertaken(None, "batch.overtaken", run=run_id)
             before = self.open_fingerprints()
-            for sha in superseded:
+            for sha in superseded:  # (replaced at its path: it holds nothing any longer)
                 db.execute("UPDATE files SET live=0 WHERE sha256=?", (sha,))
+                db.execute("DELETE FROM file_findings WHERE sha256=?", (sha,))
             for f in files:
                 db.execute("INSERT INTO files(sha256, path, game, records, status, error, run_id, live) "
                            "VALUES(:sha256, :path, :game, :records, :status, :error, :run_id, 1) "
@@ -277,9 +279,11 @@ class Ledger:
                          "record": json.dumps(rec, ensure_ascii=False, sort_keys=True), "run_id": run_id})
                     db.execute("INSERT OR IGNORE INTO file_findings VALUES(?, ?)", (sha, rec["fingerprint"]))
                 _pause()
+            # What the live contents hold. A content audited before whose audit fails now (it is
+            # retried) keeps what it held: a failure is no correction.
             after = {r[0] for r in db.execute(
                 "SELECT DISTINCT ff.fingerprint FROM file_findings ff JOIN files f USING(sha256) "
-                "WHERE f.live=1 AND f.status='ok'")}
+                "WHERE f.live=1")}
             new = sorted(after - before)
             resolved = sorted(before - after)
             still = sorted(after & before)

@@ -283,9 +283,14 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         fresh_shas = sorted(s for s in first_path if s not in live_ok)
         present_shas = set(first_path)
         present_shown = {path_text(p): s for p, s in present.items()}  # as the ledger's paths are
-        superseded = sorted({old for p, old in old_paths.items() if p in present_shown and present_shown[p] != old
-                             and old not in present_shas and old in known and known[old]["live"]})
-        gone = [(known[s]["game"], spans_db.get(s, {})) for s in superseded if known[s]["game"]]
+        # Contents another one replaced at their path (old sha -> the paths). A content is
+        # superseded (its findings resolved) only by one that is audited: an export caught
+        # empty or damaged is no correction (see step 4).
+        replaced: dict[str, list[str]] = {}
+        for p, old in sorted(old_paths.items()):
+            if p in present_shown and present_shown[p] != old and old not in present_shas and old in known \
+                    and known[old]["live"]:
+                replaced.setdefault(old, []).append(p)
 
         with _executor(opts, lang) as ex:
             # 2. A first look at the new contents: game and per-table spans.
@@ -303,6 +308,10 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                     continue
                 universe[sha] = _Entry(sha, first_path[sha], sc.game, sc.spans)
                 fresh.add(sha)
+            # (a content replaced by one whose first look fails is kept as it was: its
+            # successors' previous round is the one they had)
+            gone = [(known[s]["game"], spans_db.get(s, {})) for s, at in sorted(replaced.items())
+                    if known[s]["game"] and any(present_shown[p] in universe for p in at)]
             auth, planned = plan_tasks(universe, fresh, gone, opts.chunk)
             tasks = [Task(game, tuple(a), tuple(c), profiles, lang) for game, a, c in planned]
             tasks += [Task(None, (p,), (), profiles, lang) for p in singles]
@@ -360,6 +369,11 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                     spans_out[sha] = sc.spans
             pieces.append((task, res))
         failed_paths = set(failed)
+        failed_shas = {sha_of[p] for p in failed if p in sha_of}
+        superseded = sorted(old for old, at in replaced.items() if any(sha_of[p] not in failed_shas for p in at))
+        # (a path whose content failed keeps the content last audited there, which a content
+        # audited at the path later supersedes)
+        paths_now = {p: s for p, s in present_shown.items() if s not in failed_shas}
         records = _records(pieces, failed_paths)
         for rec in records:
             sha = sha_of.get(rec["file"])
@@ -395,7 +409,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             return {"exit_code": code, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
         try:
-            ledger.commit_run(run, files=file_rows, paths=present_shown,
+            ledger.commit_run(run, files=file_rows, paths=paths_now,
                                       spans=spans_out, superseded=superseded, audited=audited, waive=waive,
                                       before_commit=write_reports)
         except LedgerOvertaken as exc:
