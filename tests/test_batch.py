@@ -602,6 +602,23 @@ def test_a_file_audited_before_whose_audit_again_fails_keeps_its_findings_open(t
     assert r.exit_code == 1 and r.repeated == 0 and open_findings(db) == full_audit([d0, d1, d2])
 
 
+def test_an_index_that_cannot_be_written_records_nothing(tmp_path):
+    """Exit 2 says nothing was recorded: the index is written inside the run's transaction,
+    as its reports are (it was written after the commit, and its failure exited 2 with the
+    run recorded)."""
+    logs = tmp_path / "logs"
+    day_log(logs, 0, rounds=60)
+    out = tmp_path / "out"
+    (out / "index.html.tmp").mkdir(parents=True)  # the index cannot be written
+    res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(out), "--profile", str(PROFILES), "--lang", "en"])
+    assert res.exit_code == 2 and "index.html" in res.stderr, res.output
+    assert dump(out / "audit.db")["runs"] == []
+    (out / "index.html.tmp").rmdir()
+    res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(out), "--profile", str(PROFILES)])
+    assert res.exit_code == 1 and [r[0] for r in dump(out / "audit.db")["runs"]] == [1]
+    assert "runs/0001/batch.html" in (out / "index.html").read_text()
+
+
 
 
 def test_a_batch_that_another_one_overtook_on_its_ledger_records_nothing(tmp_path):

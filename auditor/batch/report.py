@@ -255,11 +255,13 @@ def _in_lima(iso: str) -> str:
         return iso
 
 
-def write_index(out: Path, ledger, lang: str) -> Path:
+def write_index(out: Path, ledger, lang: str, pending: dict | None = None) -> Path:
+    """OUT/index.html: every run of the ledger, and ``pending``, the run being committed (the
+    index is written inside its transaction)."""
     L = _labels(lang)
     runs = [{**r, "href": r["report_dir"].replace(os.sep, "/"),
              "started_at": format_datetime(_in_lima(r["started_at"]), lang, seconds=True)}
-            for r in reversed(ledger.runs())]
+            for r in reversed([*ledger.runs(), *([pending] if pending else [])])]
     html = _env().from_string(INDEX_PAGE).render(lang=lang, L=L, style=STYLE, runs=runs)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "index.html"

@@ -401,12 +401,17 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         def write_reports(state: dict) -> dict:
             new_unwaived = [fp for fp in state["new"] if fp not in state["waived"]]
             code = EXIT_PARTIAL if failed else EXIT_NEW if new_unwaived else EXIT_OK
-            from .report import write_run
+            from .report import write_index, write_run
 
             write_run(run_dir, run_id=run_id, lang=lang, pieces=pieces, failed_paths=failed_paths - refused,
                       failed=failed, state=state, waivers=waivers, ledger=ledger, profiles=list(profiles),
                       exit_code=code, today=today)
-            return {"exit_code": code, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            ending = {"exit_code": code, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            # The index too is written before the commit: a run that committed is in it, and one
+            # that could not write it records nothing (exit 2), as for its reports.
+            write_index(opts.out, ledger, lang, pending={
+                **run, **ending, **{k: len(state[k]) for k in ("new", "open", "resolved", "repeated", "waived")}})
+            return ending
 
         try:
             ledger.commit_run(run, files=file_rows, paths=paths_now,
@@ -415,10 +420,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         except LedgerOvertaken as exc:
             raise BatchError(exc.text(lang)) from None
         except LedgerError as exc:
-            raise BatchError(_t("batch.ledger_error", lang, error=exc)) from None
-        from .report import write_index
-
-        index = write_index(opts.out, ledger, lang)
+            raise BatchError(_t("batch.ledger_error", lang, error=exc.text(lang))) from None
+        index = opts.out / "index.html"
         row = ledger.run(run_id)
 
     return BatchOutcome(run_id=run_id, exit_code=row["exit_code"], files_seen=len(files),
