@@ -683,3 +683,14 @@ def test_a_ledger_missing_or_of_a_newer_version_is_said_in_the_commands_language
         assert res.exit_code == 2 and newer in res.stderr, res.stderr
 
 
+def test_a_link_to_a_log_that_is_gone_is_named_by_the_link(tmp_path):
+    """The file not audited is the link in the folder of exports (it was named by the path
+    it points to, which is in no folder the inspector gave)."""
+    logs = tmp_path / "logs"
+    day_log(logs, 0, rounds=60)
+    link = logs / "today.csv"
+    link.symlink_to(tmp_path / "elsewhere" / "gone.csv")
+    r = batch(tmp_path, logs)
+    assert r.exit_code == 3 and [p for p, _ in r.failed] == [str(link)]
+
+

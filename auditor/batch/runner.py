@@ -229,7 +229,7 @@ def _t(key: str, lang: str, **params) -> str:
 # --- the run ------------------------------------------------------------------------------
 
 def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -> BatchOutcome:
-    from ..engine import discover
+    from ..engine import _the_file, discover
     from ..profiles import ProfileError, load_profiles
     from .ledger import Ledger, LedgerError, LedgerOvertaken
     from ..logs.files import path_text, read_as, sha256_of
@@ -261,7 +261,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         run_id = ledger.next_run_id()
         # Files are found, hashed and audited by their names; the audit's results, the ledger
         # and the reports name them as text (``files.path_text``), which they are keyed by from step 4 on.
-        files = sorted({str(Path(p).resolve()) for p in discover(opts.paths, (opts.out,))})
+        # (a link whose target is gone is named as the link: that is what is in the folder)
+        files = sorted({str(_the_file(Path(p))) for p in discover(opts.paths, (opts.out,))})
         known = ledger.files()
         spans_db = ledger.spans()
         old_paths = ledger.path_hashes()
