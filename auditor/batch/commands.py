@@ -46,6 +46,9 @@ def batch(
         cli._fail(str(exc))
     except OSError as exc:
         cli._fail(t("cli.cannot_write", lang, path=exc.filename or out, error=exc.strerror or exc))
+    except KeyboardInterrupt:  # Ctrl-C: the run's transaction was rolled back
+        cli._say("auditor: " + t("batch.interrupted", lang))
+        raise typer.Exit(130) from None
     for path, reason in outcome.failed:
         cli._say(t("batch.failed_file", lang, path=path, reason=reason))
     cli._say(t("batch.summary", lang, run=outcome.run_id, audited=len(outcome.audited), new=outcome.new,

@@ -200,7 +200,7 @@ class _Processes:
     def __init__(self, workers: int):
         from concurrent.futures import ProcessPoolExecutor
 
-        self.pool = ProcessPoolExecutor(max_workers=workers)
+        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_quiet_on_interrupt)
         self.name = f"processes:{workers}"
 
     def map(self, fn, items):
@@ -208,6 +208,15 @@ class _Processes:
 
     def close(self):
         self.pool.shutdown(cancel_futures=True)
+
+
+def _quiet_on_interrupt() -> None:
+    """A worker process ends at Ctrl-C (SIGINT, sent to the whole process group) as by
+    default, without a traceback of its own: the batch says it was interrupted and records
+    nothing (each idle worker printed Python's KeyboardInterrupt traceback)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def make_executor(workers: int, scheduler: str | None, lang: str):
