@@ -755,3 +755,59 @@ def test_a_batch_on_local_processes_interrupted_says_so_once_and_records_nothing
     assert dump(out / "audit.db")["runs"] == []
 
 
+
+
+@pytest.mark.parametrize("layout", ["semicolons", "excel-hint"])
+def test_a_csv_with_another_separator_is_read_with_its_previous_day(tmp_path, layout):
+    """A spreadsheet export separated by semicolons (with or without Excel's "sep=;" line),
+    which the audit reads: the batch's first look told no game in it, so it was audited
+    alone, its spans never known, and a deck repeated across the two days was lost."""
+    logs = tmp_path / "logs"
+    one, two, first_round = _deck_repeated_across_days(logs)
+    text = pd.read_csv(two, dtype=str, keep_default_na=False).to_csv(index=False, sep=";")
+    two.write_text(text if layout == "semicolons" else "sep=;\n" + text)
+    expected = {("TS-02", first_round, "TS-TWO-DECKS", None, None)}
+    assert full_audit([one, two]) == expected
+    r = batch(tmp_path, logs)
+    assert (r.exit_code, r.new) == (1, 1) and open_findings(tmp_path / "out" / "audit.db") == expected
+    with Ledger(tmp_path / "out" / "audit.db") as ledger:
+        assert len(ledger.spans()) == 2  # both days' tables, for the days that come after
+
+
+def test_spans_of_times_given_to_the_nanosecond_compare_with_the_others(tmp_path):
+    """A day whose times carry a fraction of a second to the nanosecond: its spans were kept
+    in nanoseconds and the others' in microseconds (the unit pandas chose for each file's
+    times), so it seemed to come long after every day, and the next day was audited without
+    it: the deck repeated across them was lost (tasks of one file each: large files)."""
+    logs = tmp_path / "logs"
+    one, two, first_round = _deck_repeated_across_days(logs)
+    a = pd.read_csv(one, dtype=str, keep_default_na=False)
+    a["started_at"] = a["started_at"].str.replace("-05:00", ".000000001-05:00")
+    a.to_csv(one, index=False)
+    expected = {("TS-02", first_round, "TS-TWO-DECKS", None, None)}
+    assert full_audit([one, two]) == expected
+    (tmp_path / "hold").mkdir()
+    two.parent.rename(tmp_path / "hold" / two.parent.name)
+    batch(tmp_path, logs, chunk=1)
+    (tmp_path / "hold" / two.parent.name).rename(two.parent)
+    r = batch(tmp_path, logs, chunk=1)
+    assert (r.new, r.audited) == (1, [str(two.resolve())])
+    assert open_findings(tmp_path / "out" / "audit.db") == expected
+    with Ledger(tmp_path / "out" / "audit.db") as ledger:
+        lo, hi = ledger.spans()[ledger.path_hashes()[str(one.resolve())]]["TS-02"]
+    assert pd.Timestamp(lo, tz="UTC").date() == DAY0  # nanoseconds since 1970, as the ledger says
+
+
+def test_spans_a_ledger_kept_in_microseconds_are_read_as_nanoseconds(tmp_path):
+    """Ledgers written before spans were always nanoseconds hold microseconds (pandas 3's
+    unit for times to the second): read as nanoseconds, a new day is planned among them."""
+    logs = tmp_path / "logs"
+    d0, d2 = day_log(logs, 0), day_log(logs, 2)
+    batch(tmp_path, logs)
+    db = tmp_path / "out" / "audit.db"
+    with Ledger(db) as ledger:
+        ledger.db.execute("UPDATE spans SET first_ns = first_ns / 1000, last_ns = last_ns / 1000")
+    d1 = day_log(logs, 1)  # a late day: the day after it is re-audited, as with spans in ns
+    r = batch(tmp_path, logs)
+    assert r.audited == sorted([str(d1.resolve()), str(d2.resolve())])
+    assert open_findings(db) == full_audit([d0, d1, d2])
