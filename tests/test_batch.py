@@ -811,3 +811,15 @@ def test_spans_a_ledger_kept_in_microseconds_are_read_as_nanoseconds(tmp_path):
     r = batch(tmp_path, logs)
     assert r.audited == sorted([str(d1.resolve()), str(d2.resolve())])
     assert open_findings(db) == full_audit([d0, d1, d2])
+
+
+def test_the_runs_day_is_limas_whatever_the_machines_zone():
+    """A waiver's ``expires`` is a day in Lima: at 19:00 Lima time on 30 November (00:00 UTC
+    on 1 December) the run's day is still the 30th, wherever the server's clock is kept."""
+    from datetime import datetime, timezone
+
+    from auditor.batch.runner import lima_today
+
+    assert lima_today(datetime(2026, 12, 1, 0, 0, tzinfo=timezone.utc)) == date(2026, 11, 30)
+    assert lima_today(datetime(2026, 12, 1, 5, 0, tzinfo=timezone.utc)) == date(2026, 12, 1)
+    assert lima_today(datetime(2026, 12, 1, 4, 59, tzinfo=timezone.utc)) == date(2026, 11, 30)

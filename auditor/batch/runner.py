@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 __all__ = ["BatchOptions", "BatchOutcome", "BatchError", "run_batch", "audit_task", "plan_tasks", "Task",
@@ -260,7 +260,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         ledger = Ledger(db_path)
     except LedgerError as exc:
         raise BatchError(_t("batch.ledger_error", lang, error=exc.text(lang))) from None
-    today = opts.today or datetime.now().astimezone().date()
+    today = opts.today or lima_today()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     with ledger:
@@ -477,6 +477,13 @@ class _executor:
 
     def __exit__(self, *exc):
         self.ex.close()
+
+
+def lima_today(now: datetime | None = None) -> date:
+    """The run's day, by which a waiver expires: Lima's (UTC−5, no summer time), as the
+    rounds' days are, not the machine's (a server kept in UTC is a day ahead from 19:00 Lima
+    time)."""
+    return (now or datetime.now(timezone.utc)).astimezone(timezone(timedelta(hours=-5))).date()
 
 
 def _lima_day(started_at: str | None) -> date | None:
