@@ -46,7 +46,7 @@ def day_log(folder: Path, n: int, *, rounds: int = 240, faults: float = 0.05) ->
 
 def batch(tmp: Path, logs, name: str = "out", **kw):
     opts = BatchOptions(paths=[Path(p) for p in (logs if isinstance(logs, list) else [logs])], out=tmp / name,
-                        profiles=[PROFILES], **kw)
+                        **{"profiles": [PROFILES], **kw})
     return run_batch(opts)
 
 
@@ -823,3 +823,31 @@ def test_the_runs_day_is_limas_whatever_the_machines_zone():
     assert lima_today(datetime(2026, 12, 1, 0, 0, tzinfo=timezone.utc)) == date(2026, 11, 30)
     assert lima_today(datetime(2026, 12, 1, 5, 0, tzinfo=timezone.utc)) == date(2026, 12, 1)
     assert lima_today(datetime(2026, 12, 1, 4, 59, tzinfo=timezone.utc)) == date(2026, 11, 30)
+
+
+def test_a_change_of_profile_audits_every_content_again(tmp_path):
+    """Findings are what the profiles made of the rounds: after a table's limits are corrected,
+    the contents audited before are audited again and the ledger holds what one audit under
+    the new profiles finds (the bet-limit findings of the lower limit new, the others still
+    open); a run under the same profiles again audits nothing."""
+    import shutil
+
+    logs = tmp_path / "logs"
+    days = [day_log(logs, n) for n in range(2)]
+    profiles = tmp_path / "profiles"
+    shutil.copytree(PROFILES, profiles)
+    db = tmp_path / "out" / "audit.db"
+    assert batch(tmp_path, logs, profiles=[profiles]).exit_code == 1
+    before = open_findings(db)
+    text = (profiles / "triple-shot.toml").read_text(encoding="utf-8")
+    assert 'max_bet = "500.00"' in text
+    (profiles / "triple-shot.toml").write_text(text.replace('max_bet = "500.00"', 'max_bet = "40.00"'),
+                                              encoding="utf-8")
+    corrected = audit(days, profiles=load_profiles([profiles])).findings
+    expected = {(r.table_id, r.round_id, r.code, None if pd.isna(r.seat) else int(r.seat),
+                 None if pd.isna(r.hand) else int(r.hand)) for r in corrected.itertuples()}
+    assert expected != before
+    again = batch(tmp_path, logs, profiles=[profiles])
+    assert again.audited == sorted(str(p.resolve()) for p in days)
+    assert open_findings(db) == expected and again.new == len(expected - before)
+    assert batch(tmp_path, logs, profiles=[profiles]).audited == []

@@ -12,6 +12,7 @@ Tables
                    when a re-audit fails, dropped when the content is replaced at its path).
 ``episodes``       a finding's open periods: opened in run A, resolved in run B (or open).
 ``run_waivers``    the open findings a run showed as waived, and by which waiver.
+``meta``           the ledger's version, and what judged the contents audited (``judged_by``).
 
 A run is written in ONE transaction (:meth:`Ledger.commit_run`): a batch killed at any
 moment leaves the ledger as it was before the run; run again, it redoes the whole run.
@@ -145,6 +146,12 @@ class Ledger:
 
     # --- reading --------------------------------------------------------------------------
 
+    def judged_by(self) -> str | None:
+        """What judged the contents audited so far (``runner.judged_by``); None before any run
+        recorded it."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='judged_by'").fetchone()
+        return row[0] if row else None
+
     def next_run_id(self) -> int:
         return int(self.db.execute("SELECT COALESCE(MAX(run_id), 0) + 1 FROM runs").fetchone()[0])
 
@@ -232,7 +239,7 @@ class Ledger:
 
     def commit_run(self, run: dict, *, files: list[dict], paths: dict[str, str], spans: dict,
                    superseded: list[str], audited: dict[str, list[dict]], waive=None,
-                   before_commit=None) -> dict:
+                   before_commit=None, judged_by: str | None = None) -> dict:
         """Write one run in one transaction and return its history figures.
 
         ``files``: rows for the files table (audited or failed this run); ``paths``: path ->
@@ -241,6 +248,7 @@ class Ledger:
         now held by that content (authoritative); ``waive(records)``: fingerprint -> waiver
         id for the findings open after this run (their records given). ``before_commit(state)`` runs inside the
         transaction (the reports are written there, so a run that committed has them).
+        ``judged_by``: what judged the contents live after this run (``runner.judged_by``).
         """
         db = self.db
         run_id = run["run_id"]
@@ -248,6 +256,8 @@ class Ledger:
             db.execute("BEGIN IMMEDIATE")
             if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
                 raise LedgerOvertaken(None, "batch.overtaken", run=run_id)
+            if judged_by is not None:
+                db.execute("INSERT OR REPLACE INTO meta VALUES('judged_by', ?)", (judged_by,))
             before = self.open_fingerprints()
             for sha in superseded:  # (replaced at its path: it holds nothing any longer)
                 db.execute("UPDATE files SET live=0 WHERE sha256=?", (sha,))

@@ -262,6 +262,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         raise BatchError(_t("batch.ledger_error", lang, error=exc.text(lang))) from None
     today = opts.today or lima_today()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    judge = judged_by(profiles)
 
     with ledger:
         # The run's number is taken with what the ledger holds: a run that another batch
@@ -310,7 +311,13 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                 if known[sha]["game"]:
                     universe[sha] = _Entry(sha, first_path[sha], known[sha]["game"], spans_db.get(sha, {}))
             singles: list[str] = []
-            fresh: set[str] = set()
+            # Findings are what the profiles and the rules made of the rounds: where either has
+            # changed since the contents were audited (a corrected table limit, another version
+            # of the auditor), every content is audited again, its findings replaced.
+            again = sorted(universe) if universe and ledger.judged_by() != judge else []
+            if again:
+                say(_t("batch.judged_again", lang, files=len(again)))
+            fresh: set[str] = set(again)
             for sha in fresh_shas:
                 sc = scans.get(sha)
                 if sc is None or sc.game is None:
@@ -425,8 +432,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
         try:
             ledger.commit_run(run, files=file_rows, paths=paths_now,
-                                      spans=spans_out, superseded=superseded, audited=audited, waive=waive,
-                                      before_commit=write_reports)
+                              spans=spans_out, superseded=superseded, audited=audited, waive=waive,
+                              before_commit=write_reports, judged_by=judge)
         except LedgerOvertaken as exc:
             raise BatchError(exc.text(lang)) from None
         except LedgerError as exc:
@@ -477,6 +484,24 @@ class _executor:
 
     def __exit__(self, *exc):
         self.ex.close()
+
+
+def judged_by(profiles) -> str:
+    """A digest of what judges a log's rounds: the profiles (as read, not where they were read
+    from) and the auditor's code and rule specs. The ledger keeps it; a run under another
+    audits every content again."""
+    import hashlib
+    import json
+
+    from ..specs import SPEC_DIR
+
+    digest = hashlib.sha256()
+    for p in sorted(profiles, key=lambda p: (p.game, p.id)):
+        digest.update(json.dumps(p.model_dump(mode="json", exclude={"source"}), sort_keys=True).encode())
+    package = Path(__file__).resolve().parent.parent
+    for path in sorted([*package.rglob("*.py"), *package.rglob("*.toml"), *Path(SPEC_DIR).glob("*.toml")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def lima_today(now: datetime | None = None) -> date:
