@@ -619,8 +619,6 @@ def test_an_index_that_cannot_be_written_records_nothing(tmp_path):
     assert "runs/0001/batch.html" in (out / "index.html").read_text()
 
 
-
-
 def test_a_batch_that_another_one_overtook_on_its_ledger_records_nothing(tmp_path):
     """Two batches at once on one ledger: the one that commits second fails (exit 2) even
     when the first committed before it took its run's number (it recorded a run planned on
@@ -755,8 +753,6 @@ def test_a_batch_on_local_processes_interrupted_says_so_once_and_records_nothing
     assert dump(out / "audit.db")["runs"] == []
 
 
-
-
 @pytest.mark.parametrize("layout", ["semicolons", "excel-hint"])
 def test_a_csv_with_another_separator_is_read_with_its_previous_day(tmp_path, layout):
     """A spreadsheet export separated by semicolons (with or without Excel's "sep=;" line),
@@ -772,45 +768,6 @@ def test_a_csv_with_another_separator_is_read_with_its_previous_day(tmp_path, la
     assert (r.exit_code, r.new) == (1, 1) and open_findings(tmp_path / "out" / "audit.db") == expected
     with Ledger(tmp_path / "out" / "audit.db") as ledger:
         assert len(ledger.spans()) == 2  # both days' tables, for the days that come after
-
-
-def test_spans_of_times_given_to_the_nanosecond_compare_with_the_others(tmp_path):
-    """A day whose times carry a fraction of a second to the nanosecond: its spans were kept
-    in nanoseconds and the others' in microseconds (the unit pandas chose for each file's
-    times), so it seemed to come long after every day, and the next day was audited without
-    it: the deck repeated across them was lost (tasks of one file each: large files)."""
-    logs = tmp_path / "logs"
-    one, two, first_round = _deck_repeated_across_days(logs)
-    a = pd.read_csv(one, dtype=str, keep_default_na=False)
-    a["started_at"] = a["started_at"].str.replace("-05:00", ".000000001-05:00")
-    a.to_csv(one, index=False)
-    expected = {("TS-02", first_round, "TS-TWO-DECKS", None, None)}
-    assert full_audit([one, two]) == expected
-    (tmp_path / "hold").mkdir()
-    two.parent.rename(tmp_path / "hold" / two.parent.name)
-    batch(tmp_path, logs, chunk=1)
-    (tmp_path / "hold" / two.parent.name).rename(two.parent)
-    r = batch(tmp_path, logs, chunk=1)
-    assert (r.new, r.audited) == (1, [str(two.resolve())])
-    assert open_findings(tmp_path / "out" / "audit.db") == expected
-    with Ledger(tmp_path / "out" / "audit.db") as ledger:
-        lo, hi = ledger.spans()[ledger.path_hashes()[str(one.resolve())]]["TS-02"]
-    assert pd.Timestamp(lo, tz="UTC").date() == DAY0  # nanoseconds since 1970, as the ledger says
-
-
-def test_spans_a_ledger_kept_in_microseconds_are_read_as_nanoseconds(tmp_path):
-    """Ledgers written before spans were always nanoseconds hold microseconds (pandas 3's
-    unit for times to the second): read as nanoseconds, a new day is planned among them."""
-    logs = tmp_path / "logs"
-    d0, d2 = day_log(logs, 0), day_log(logs, 2)
-    batch(tmp_path, logs)
-    db = tmp_path / "out" / "audit.db"
-    with Ledger(db) as ledger:
-        ledger.db.execute("UPDATE spans SET first_ns = first_ns / 1000, last_ns = last_ns / 1000")
-    d1 = day_log(logs, 1)  # a late day: the day after it is re-audited, as with spans in ns
-    r = batch(tmp_path, logs)
-    assert r.audited == sorted([str(d1.resolve()), str(d2.resolve())])
-    assert open_findings(db) == full_audit([d0, d1, d2])
 
 
 def test_the_runs_day_is_limas_whatever_the_machines_zone():
