@@ -692,6 +692,27 @@ def test_a_link_to_a_log_that_is_gone_is_named_by_the_link(tmp_path):
     assert r.exit_code == 3 and [p for p, _ in r.failed] == [str(link)]
 
 
+def test_the_first_look_reads_times_as_the_audit_does(tmp_path):
+    """A time without zone is Lima's, as the audit reads it (it was read as UTC: spans 5 h
+    off); a time of no round (.NET's 0001-01-01 for no date) is none, and the batch goes on
+    (it ended in a traceback, exit 1, every night)."""
+    from auditor.batch.spans import scan
+
+    logs = tmp_path / "logs"
+    plain = day_log(logs, 0, rounds=60)
+    frame = pd.read_csv(plain, dtype=str, keep_default_na=False)
+    assert frame["started_at"].str.endswith("-05:00").all()
+    frame.assign(started_at=frame["started_at"].str[:-6]).to_csv(tmp_path / "zoneless.csv", index=False)
+    expected = scan((str(plain), "sha"))
+    assert scan((str(tmp_path / "zoneless.csv"), "sha")).spans == expected.spans
+    frame.loc[len(frame) - 1, "started_at"] = "0001-01-01T00:00:00"
+    frame.to_csv(plain, index=False)
+    got = scan((str(plain), "sha"))
+    assert (got.game, got.error) == (GAME, None) and got.spans.keys() == expected.spans.keys()
+    r = batch(tmp_path, logs)
+    assert r.exit_code == 1 and r.audited == [str(plain.resolve())]
+
+
 def test_spans_of_times_given_to_the_nanosecond_compare_with_the_others(tmp_path):
     """A day whose times carry a fraction of a second to the nanosecond: its spans were kept
     in nanoseconds and the others' in microseconds (the unit pandas chose for each file's

@@ -95,19 +95,34 @@ def scan(item: tuple[str, str]) -> FileScan:
     except Exception as exc:  # the audit reports the real reason
         return FileScan(path=str(path), sha256=digest, error=f"{type(exc).__name__}: {exc}"[:200])
     game = _detect(columns)
-    spans: dict[str, tuple[int, int]] = {}
-    if "table_id" in frame and "started_at" in frame and len(frame):
-        table_id, started_at = frame["table_id"].str.strip(), frame["started_at"].str.strip()
-        # A round's rows repeat its table and time, one after the other: each is parsed once.
-        first = (table_id != table_id.shift()) | (started_at != started_at.shift())
-        table_id, started_at = table_id[first], started_at[first]
-        # In nanoseconds whatever the text: pandas 3 gives times the resolution their text needs
-        # (microseconds, nanoseconds for a fraction of nine digits), so files would differ in unit.
-        times = pd.to_datetime(started_at, utc=True, errors="coerce", format="ISO8601").dt.as_unit("ns")
-        ok = times.notna() & (table_id != "")
-        if ok.any():
-            ns = pd.Series(times[ok].array.asi8, index=table_id.index[ok])
-            grouped = ns.groupby(table_id[ok])
-            lo, hi = grouped.min(), grouped.max()
-            spans = {str(t): (int(lo[t]), int(hi[t])) for t in sorted(lo.index)}
+    try:
+        spans = _spans(frame)
+    except Exception as exc:  # (as above: never raises)
+        return FileScan(path=str(path), sha256=digest, game=game, error=f"{type(exc).__name__}: {exc}"[:200])
     return FileScan(path=str(path), sha256=digest, game=game, spans=spans)
+
+
+def _spans(frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """Each table's first and last time, UTC nanoseconds, the times read as the audit reads
+    them (``ingest.time_column``: a time without zone is Lima's; one outside the years a round
+    can have, such as .NET's 0001-01-01 for no date, is none)."""
+    import pyarrow as pa
+
+    from ..logs.ingest import time_column
+
+    if "table_id" not in frame or "started_at" not in frame or not len(frame):
+        return {}
+    table_id, started_at = frame["table_id"].str.strip(), frame["started_at"].str.strip()
+    # A round's rows repeat its table and time, one after the other: each is parsed once.
+    first = (table_id != table_id.shift()) | (started_at != started_at.shift())
+    table_id, started_at = table_id[first], started_at[first]
+    times, bad = time_column(pa.array(started_at.to_numpy(dtype=object), type=pa.large_string()))
+    ok = ~bad & (table_id != "").to_numpy()
+    if not ok.any():
+        return {}
+    # In nanoseconds whatever the text: pandas 3 gives times the resolution their text needs
+    # (microseconds, nanoseconds for a fraction of nine digits), so files would differ in unit.
+    ns = pd.Series(times[ok].dt.as_unit("ns").array.asi8, index=table_id.index[ok])
+    grouped = ns.groupby(table_id[ok])
+    lo, hi = grouped.min(), grouped.max()
+    return {str(t): (int(lo[t]), int(hi[t])) for t in sorted(lo.index)}
