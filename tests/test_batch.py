@@ -22,6 +22,7 @@ from auditor.batch import BatchError, BatchOptions, run_batch
 from auditor.batch.ledger import Ledger
 from auditor.cli import app
 from auditor.engine import audit
+from auditor.logs.files import sha256_of
 from auditor.profiles import load_profiles
 from auditor.simulate import run
 
@@ -829,3 +830,27 @@ def test_a_change_of_profile_audits_every_content_again(tmp_path):
     assert again.audited == sorted(str(p.resolve()) for p in days)
     assert open_findings(db) == expected and again.new == len(expected - before)
     assert batch(tmp_path, logs, profiles=[profiles]).audited == []
+
+
+def test_a_corrected_export_supersedes_its_old_content_beside_a_misnamed_copy_of_it(tmp_path):
+    """The export replaced by a corrected one (no finding), and a copy of the correction under a
+    suffix that does not read it in another folder: the copy fails at its own path, and the
+    correction still resolves the old content's findings (they stayed open while the copy was
+    there, the old content kept at the export's path)."""
+    import shutil
+
+    logs, other = tmp_path / "logs", tmp_path / "other"
+    day = day_log(logs, 0)
+    first = batch(tmp_path, logs)
+    assert first.new > 0
+    fixed = day_log(tmp_path / "clean", 0, faults=0.0)
+    assert full_audit([fixed]) == set()
+    shutil.copy(fixed, day)
+    other.mkdir()
+    shutil.copy(fixed, other / "copy.csv.gz")
+    second = batch(tmp_path, [logs, other])
+    assert (second.exit_code, second.resolved, second.open) == (3, first.new, 0)
+    assert [p for p, _ in second.failed] == [str((other / "copy.csv.gz").resolve())]
+    assert open_findings(tmp_path / "out" / "audit.db") == set()
+    with Ledger(tmp_path / "out" / "audit.db") as ledger:
+        assert ledger.path_hashes()[str(day.resolve())] == sha256_of(day)

@@ -386,11 +386,11 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                     spans_out[sha] = sc.spans
             pieces.append((task, res))
         failed_paths = set(failed)
-        failed_shas = {sha_of[p] for p in failed if p in sha_of}
-        superseded = sorted(old for old, at in replaced.items() if any(sha_of[p] not in failed_shas for p in at))
-        # (a path whose content failed keeps the content last audited there, which a content
-        # audited at the path later supersedes)
-        paths_now = {p: s for p, s in present_shown.items() if s not in failed_shas}
+        # (a path that failed keeps the content last audited there, which a content audited at
+        # the path later supersedes; a copy of that content elsewhere under a suffix that does
+        # not read it fails at its own path only)
+        superseded = sorted(old for old, at in replaced.items() if any(p not in failed_paths for p in at))
+        paths_now = {p: s for p, s in present_shown.items() if p not in failed_paths}
         records = _records(pieces, failed_paths)
         for rec in records:
             sha = sha_of.get(rec["file"])
