@@ -830,6 +830,14 @@ def test_a_change_of_profile_audits_every_content_again(tmp_path):
     assert again.audited == sorted(str(p.resolve()) for p in days)
     assert open_findings(db) == expected and again.new == len(expected - before)
     assert batch(tmp_path, logs, profiles=[profiles]).audited == []
+    # A content away while the profiles change is judged again when it comes back.
+    (tmp_path / "away").mkdir()
+    days[1].parent.rename(tmp_path / "away" / days[1].parent.name)
+    (profiles / "triple-shot.toml").write_text(text, encoding="utf-8")
+    assert batch(tmp_path, logs, profiles=[profiles]).audited == [str(days[0].resolve())]
+    (tmp_path / "away" / days[1].parent.name).rename(days[1].parent)
+    assert batch(tmp_path, logs, profiles=[profiles]).audited == [str(days[1].resolve())]
+    assert open_findings(db) == before
 
 
 def test_a_corrected_export_supersedes_its_old_content_beside_a_misnamed_copy_of_it(tmp_path):

@@ -4,7 +4,8 @@ Tables
 ------
 ``runs``           one row per committed run (counts, exit code, report folder).
 ``files``          every file content seen (by SHA-256): path, game, status (ok/error),
-                   ``live`` (0 once the same path holds other content).
+                   ``live`` (0 once the same path holds other content), ``judged_by`` (what
+                   audited it: ``runner.judged_by``).
 ``paths``          the content last seen at each path.
 ``spans``          per file and table: first and last round time (UTC ns), for planning.
 ``findings``       every finding once, keyed by its fingerprint, with its JSON record.
@@ -12,7 +13,7 @@ Tables
                    when a re-audit fails, dropped when the content is replaced at its path).
 ``episodes``       a finding's open periods: opened in run A, resolved in run B (or open).
 ``run_waivers``    the open findings a run showed as waived, and by which waiver.
-``meta``           the ledger's version, and what judged the contents audited (``judged_by``).
+``meta``           the ledger's version.
 
 A run is written in ONE transaction (:meth:`Ledger.commit_run`): a batch killed at any
 moment leaves the ledger as it was before the run; run again, it redoes the whole run.
@@ -42,7 +43,7 @@ CREATE TABLE IF NOT EXISTS runs(
   repeated INTEGER NOT NULL, exit_code INTEGER NOT NULL, report_dir TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
   sha256 TEXT PRIMARY KEY, path TEXT NOT NULL, game TEXT, records INTEGER NOT NULL,
-  status TEXT NOT NULL, error TEXT, run_id INTEGER NOT NULL, live INTEGER NOT NULL);
+  status TEXT NOT NULL, error TEXT, run_id INTEGER NOT NULL, live INTEGER NOT NULL, judged_by TEXT);
 CREATE TABLE IF NOT EXISTS paths(path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, run_id INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS spans(
   sha256 TEXT NOT NULL, table_id TEXT NOT NULL, first_ns INTEGER NOT NULL, last_ns INTEGER NOT NULL,
@@ -129,6 +130,10 @@ class Ledger:
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
+            # (a ledger written before 2026-12-03 has no judged_by: its contents were judged by
+            # what is unknown, and are audited again at their next run)
+            if "judged_by" not in {r[1] for r in self.db.execute("PRAGMA table_info(files)")}:
+                self.db.execute("ALTER TABLE files ADD COLUMN judged_by TEXT")
             self.db.execute("INSERT OR IGNORE INTO meta VALUES('version', ?)", (LEDGER_VERSION,))
         except sqlite3.DatabaseError as exc:
             raise LedgerError(self.path, "batch.ledger_sqlite", error=exc) from None
@@ -146,12 +151,6 @@ class Ledger:
 
     # --- reading --------------------------------------------------------------------------
 
-    def judged_by(self) -> str | None:
-        """What judged the contents audited so far (``runner.judged_by``); None before any run
-        recorded it."""
-        row = self.db.execute("SELECT value FROM meta WHERE key='judged_by'").fetchone()
-        return row[0] if row else None
-
     def next_run_id(self) -> int:
         return int(self.db.execute("SELECT COALESCE(MAX(run_id), 0) + 1 FROM runs").fetchone()[0])
 
@@ -159,7 +158,7 @@ class Ledger:
         return dict(self.db.execute("SELECT path, sha256 FROM paths"))
 
     def files(self) -> dict[str, dict]:
-        cur = self.db.execute("SELECT sha256, path, game, records, status, error, run_id, live FROM files")
+        cur = self.db.execute("SELECT sha256, path, game, records, status, error, run_id, live, judged_by FROM files")
         cols = [d[0] for d in cur.description]
         return {r[0]: dict(zip(cols, r)) for r in cur}
 
@@ -239,7 +238,7 @@ class Ledger:
 
     def commit_run(self, run: dict, *, files: list[dict], paths: dict[str, str], spans: dict,
                    superseded: list[str], audited: dict[str, list[dict]], waive=None,
-                   before_commit=None, judged_by: str | None = None) -> dict:
+                   before_commit=None) -> dict:
         """Write one run in one transaction and return its history figures.
 
         ``files``: rows for the files table (audited or failed this run); ``paths``: path ->
@@ -248,7 +247,6 @@ class Ledger:
         now held by that content (authoritative); ``waive(records)``: fingerprint -> waiver
         id for the findings open after this run (their records given). ``before_commit(state)`` runs inside the
         transaction (the reports are written there, so a run that committed has them).
-        ``judged_by``: what judged the contents live after this run (``runner.judged_by``).
         """
         db = self.db
         run_id = run["run_id"]
@@ -256,18 +254,17 @@ class Ledger:
             db.execute("BEGIN IMMEDIATE")
             if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
                 raise LedgerOvertaken(None, "batch.overtaken", run=run_id)
-            if judged_by is not None:
-                db.execute("INSERT OR REPLACE INTO meta VALUES('judged_by', ?)", (judged_by,))
             before = self.open_fingerprints()
             for sha in superseded:  # (replaced at its path: it holds nothing any longer)
                 db.execute("UPDATE files SET live=0 WHERE sha256=?", (sha,))
                 db.execute("DELETE FROM file_findings WHERE sha256=?", (sha,))
             for f in files:
-                db.execute("INSERT INTO files(sha256, path, game, records, status, error, run_id, live) "
-                           "VALUES(:sha256, :path, :game, :records, :status, :error, :run_id, 1) "
+                db.execute("INSERT INTO files(sha256, path, game, records, status, error, run_id, live, judged_by) "
+                           "VALUES(:sha256, :path, :game, :records, :status, :error, :run_id, 1, :judged_by) "
                            "ON CONFLICT(sha256) DO UPDATE SET path=excluded.path, game=excluded.game, "
                            "records=excluded.records, status=excluded.status, error=excluded.error, "
-                           "run_id=excluded.run_id, live=1", {**f, "run_id": run_id})
+                           "run_id=excluded.run_id, live=1, judged_by=excluded.judged_by",
+                           {"judged_by": None, **f, "run_id": run_id})
                 _pause()
             for path, sha in sorted(paths.items()):
                 db.execute("INSERT INTO paths VALUES(?, ?, ?) ON CONFLICT(path) DO UPDATE SET "

@@ -14,6 +14,7 @@ twice.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -98,7 +99,8 @@ def audit_task(task: Task) -> dict:
     return {"inputs": [inputs[p] for p in map(path_text, task.files) if p in inputs], "findings": findings,
             "rejected": rejected, "rules": list(result.rules), "games": list(result.games),
             "period": result.period, "totals": dict(result.totals), "context_errors": context_errors,
-            "unaudited": [p for p in result.unaudited if p in mine]}
+            "unaudited": [p for p in result.unaudited if p in mine],
+            "judged_by": judged_by(task.profiles)}  # (by the worker's own code, on a cluster)
 
 
 # --- planning -----------------------------------------------------------------------------
@@ -314,7 +316,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             # Findings are what the profiles and the rules made of the rounds: where either has
             # changed since the contents were audited (a corrected table limit, another version
             # of the auditor), every content is audited again, its findings replaced.
-            again = sorted(universe) if universe and ledger.judged_by() != judge else []
+            again = sorted(sha for sha in universe if known[sha]["judged_by"] != judge)
             if again:
                 say(_t("batch.judged_again", lang, files=len(again)))
             fresh: set[str] = set(again)
@@ -339,6 +341,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             t0 = time.perf_counter()
             results = ex.map(audit_task, tasks)
             audit_seconds = time.perf_counter() - t0
+            if any(res["judged_by"] != judge for res in results):  # (workers of another version)
+                say(_t("batch.judged_elsewhere", lang))
 
         # 4. What each authoritative content now holds.
         sha_of = present_shown
@@ -377,7 +381,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                                       "records": 0, "status": "error", "error": error})
                     continue
                 file_rows.append({"sha256": sha, "path": path, "game": item.game, "records": item.records_read,
-                                  "status": "ok", "error": None})
+                                  "status": "ok", "error": None, "judged_by": res["judged_by"]})
                 audited[sha] = []
                 sc = scans.get(sha)
                 if sha in universe:
@@ -433,7 +437,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         try:
             ledger.commit_run(run, files=file_rows, paths=paths_now,
                               spans=spans_out, superseded=superseded, audited=audited, waive=waive,
-                              before_commit=write_reports, judged_by=judge)
+                              before_commit=write_reports)
         except LedgerOvertaken as exc:
             raise BatchError(exc.text(lang)) from None
         except LedgerError as exc:
@@ -488,19 +492,40 @@ class _executor:
 
 def judged_by(profiles) -> str:
     """A digest of what judges a log's rounds: the profiles (as read, not where they were read
-    from) and the auditor's code and rule specs. The ledger keeps it; a run under another
-    audits every content again."""
+    from), the code and rule specs of the audit, and the libraries it computes with. The
+    ledger keeps it per content; a content judged otherwise is audited again."""
     import hashlib
     import json
 
-    from ..specs import SPEC_DIR
-
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(_code_digest().encode())
     for p in sorted(profiles, key=lambda p: (p.game, p.id)):
         digest.update(json.dumps(p.model_dump(mode="json", exclude={"source"}), sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+# What of the package does not judge a round: the reports and the batch's own pages, the
+# simulator, the command line.
+_NOT_JUDGING = ("reporting", "batch", "simulate", "cli", "cli_text", "__main__", "allocator")
+
+
+@functools.cache
+def _code_digest() -> str:
+    """The audit's code, rule specs and libraries, as this process first reads them (a
+    long-lived Dask worker runs the code it imported, whatever is on disk later)."""
+    import hashlib
+    from importlib.metadata import version
+
+    from ..specs import SPEC_DIR
+
     package = Path(__file__).resolve().parent.parent
-    for path in sorted([*package.rglob("*.py"), *package.rglob("*.toml"), *Path(SPEC_DIR).glob("*.toml")]):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest = hashlib.sha256()
+    files = [(str(p.relative_to(package)), p) for p in [*package.rglob("*.py"), *package.rglob("*.toml")]
+             if Path(p.relative_to(package).parts[0]).stem not in _NOT_JUDGING]
+    files += [(f"rule_specs/{p.name}", p) for p in Path(SPEC_DIR).glob("*.toml")]
+    for name, path in sorted(files):
+        digest.update(name.encode() + b"\0" + path.read_bytes())
+    for lib in ("numpy", "pandas", "pyarrow", "numba"):
+        digest.update(f"{lib} {version(lib)}".encode())
     return digest.hexdigest()
 
 
