@@ -532,10 +532,16 @@ def test_spans_are_nanoseconds_whatever_the_times_text_and_the_ledgers_age(tmp_p
     for path in (plain, tmp_path / "fine.csv"):
         spans = scan((str(path), "sha")).spans
         assert min(lo for lo, _ in spans.values()) == lima, path.name
-    ledger = Ledger(tmp_path / "old.db")
-    ledger.db.execute("INSERT INTO spans VALUES('sha', 'TS-01', ?, ?)", (lima // 1000, lima // 1000 + 5))
-    ledger.db.execute("INSERT INTO spans VALUES('sha', 'TS-02', ?, ?)", (lima, lima + 5000))
-    assert ledger.spans() == {"sha": {"TS-01": (lima, lima + 5000), "TS-02": (lima, lima + 5000)}}
+    with Ledger(tmp_path / "old.db") as ledger:  # (as a ledger written before the mark of nanoseconds)
+        ledger.db.execute("INSERT INTO spans VALUES('sha', 'TS-01', ?, ?)", (lima // 1000, lima // 1000 + 5))
+        ledger.db.execute("INSERT INTO spans VALUES('sha', 'TS-02', ?, ?)", (lima, lima + 5000))
+        ledger.db.execute("DELETE FROM meta WHERE key='spans_unit'")
+    with Ledger(tmp_path / "old.db") as ledger:
+        assert ledger.spans() == {"sha": {"TS-01": (lima, lima + 5000), "TS-02": (lima, lima + 5000)}}
+        # Now marked: a span in nanoseconds of 1970 (a table's clock reset) is kept as it is.
+        ledger.db.execute("INSERT INTO spans VALUES('sha', 'TS-03', 5, 6)")
+    with Ledger(tmp_path / "old.db") as ledger:
+        assert ledger.spans()["sha"]["TS-03"] == (5, 6)
 
 
 @pytest.mark.parametrize("top", ["\n   \n,,,\n", "capitals"])
@@ -632,7 +638,7 @@ def test_a_batch_that_another_one_overtook_on_its_ledger_records_nothing(tmp_pat
         if not other:
             other.append(batch(tmp_path, logs))
 
-    with pytest.raises(BatchError, match="otra ejecución") as exc:
+    with pytest.raises(BatchError, match="otra de «auditor batch» guardó") as exc:
         run_batch(BatchOptions(paths=[logs], out=tmp_path / "out", profiles=[PROFILES]), say=say)
     assert "1" in str(exc.value)
     assert [r[0] for r in dump(tmp_path / "out" / "audit.db")["runs"]] == [1]
@@ -641,15 +647,17 @@ def test_a_batch_that_another_one_overtook_on_its_ledger_records_nothing(tmp_pat
 
 @pytest.mark.parametrize("lang, said", [("es", "no es un registro de auditorías"),
                                         ("en", "is not an audit ledger")])
-def test_a_database_that_is_no_ledger_is_refused_and_left_as_it_was(tmp_path, lang, said):
+@pytest.mark.parametrize("table", ["runs", "meta"])
+def test_a_database_that_is_no_ledger_is_refused_and_left_as_it_was(tmp_path, lang, said, table):
+    """Another program's database, also one with a table named as the ledger's ``meta``."""
     import sqlite3
 
     logs = tmp_path / "logs"
     day_log(logs, 0, rounds=60)
     other = tmp_path / "other.db"
     with sqlite3.connect(other) as db:
-        db.execute("CREATE TABLE runs(x)")
-        db.execute("INSERT INTO runs VALUES (1)")
+        db.execute(f"CREATE TABLE {table}(x)")
+        db.execute(f"INSERT INTO {table} VALUES (1)")
     before = other.read_bytes()
     cli = CliRunner()
     for args in (["batch", str(logs), "--out", str(tmp_path / "out"), "--db", str(other)],
@@ -659,7 +667,7 @@ def test_a_database_that_is_no_ledger_is_refused_and_left_as_it_was(tmp_path, la
         assert said in res.stderr, res.stderr
     assert other.read_bytes() == before
     with sqlite3.connect(other) as db:
-        assert [n for (n,) in db.execute("SELECT name FROM sqlite_master")] == ["runs"]
+        assert [n for (n,) in db.execute("SELECT name FROM sqlite_master")] == [table]
 
 
 @pytest.mark.parametrize("lang, missing, newer", [
@@ -747,6 +755,7 @@ def test_spans_a_ledger_kept_in_microseconds_are_read_as_nanoseconds(tmp_path):
     db = tmp_path / "out" / "audit.db"
     with Ledger(db) as ledger:
         ledger.db.execute("UPDATE spans SET first_ns = first_ns / 1000, last_ns = last_ns / 1000")
+        ledger.db.execute("DELETE FROM meta WHERE key='spans_unit'")
     d1 = day_log(logs, 1)  # a late day: the day after it is re-audited, as with spans in ns
     r = batch(tmp_path, logs)
     assert r.audited == sorted([str(d1.resolve()), str(d2.resolve())])
@@ -792,16 +801,27 @@ def test_a_csv_with_another_separator_is_read_with_its_previous_day(tmp_path, la
         assert len(ledger.spans()) == 2  # both days' tables, for the days that come after
 
 
-def test_the_runs_day_is_limas_whatever_the_machines_zone():
-    """A waiver's ``expires`` is a day in Lima: at 19:00 Lima time on 30 November (00:00 UTC
-    on 1 December) the run's day is still the 30th, wherever the server's clock is kept."""
+def test_the_runs_day_is_limas_whatever_the_machines_zone(tmp_path, monkeypatch):
+    """A waiver's ``expires`` is a day in Lima: at 19:30 Lima time on its last day (00:30 UTC
+    the day after, the machine's day on a server kept in UTC) it still applies; from midnight
+    in Lima it no longer does."""
     from datetime import datetime, timezone
 
-    from auditor.batch.runner import lima_today
+    from auditor.batch import runner
 
-    assert lima_today(datetime(2026, 12, 1, 0, 0, tzinfo=timezone.utc)) == date(2026, 11, 30)
-    assert lima_today(datetime(2026, 12, 1, 5, 0, tzinfo=timezone.utc)) == date(2026, 12, 1)
-    assert lima_today(datetime(2026, 12, 1, 4, 59, tzinfo=timezone.utc)) == date(2026, 11, 30)
+    logs = tmp_path / "logs"
+    _deck_repeated_across_days(logs)
+    waivers = tmp_path / "w.toml"
+    waivers.write_text(WAIVERS.format(expires="2026-11-30"))
+    for name, utc, waived in (("evening", datetime(2026, 12, 1, 0, 30, tzinfo=timezone.utc), 1),
+                              ("next-day", datetime(2026, 12, 1, 5, 0, tzinfo=timezone.utc), 0)):
+        class Clock(datetime):
+            @classmethod
+            def now(cls, tz=None, at=utc):
+                return at if tz is None or tz is timezone.utc else at.astimezone(tz)
+
+        monkeypatch.setattr(runner, "datetime", Clock)
+        assert batch(tmp_path, logs, name=name, waivers=waivers).waived == waived, name
 
 
 def test_a_change_of_profile_audits_every_content_again(tmp_path):

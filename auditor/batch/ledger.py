@@ -100,13 +100,10 @@ def _pause() -> None:
 
 
 # Until 2026-12-03 under pandas 3 the first look wrote most spans in microseconds
-# (``spans.scan``). A time of a casino's log in nanoseconds is above 10**17 (after March 1973);
-# in microseconds it is below it until the year 5138: such a value is read as microseconds.
+# (``spans.scan``). A ledger without the mark of nanoseconds (``meta`` spans_unit) is of then:
+# its spans below 10**17 (a time after March 1973 in nanoseconds, before the year 5138 in
+# microseconds) are microseconds, made nanoseconds once.
 _NS_FROM = 10**17
-
-
-def _ns(value: int) -> int:
-    return value * 1000 if -_NS_FROM < value < _NS_FROM else value
 
 
 class Ledger:
@@ -119,8 +116,11 @@ class Ledger:
             # (whose tables this version would add to), or another program's database (its
             # tables of the same names read as ours ended in a traceback), is left as it is.
             tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            row = self.db.execute("SELECT value FROM meta WHERE key='version'").fetchone() \
-                if "meta" in tables else None
+            try:
+                row = self.db.execute("SELECT value FROM meta WHERE key='version'").fetchone() \
+                    if "meta" in tables else None
+            except sqlite3.OperationalError:  # (a table named meta of other columns)
+                row = None
             if (row is None and tables) or (row is not None and row[0] != LEDGER_VERSION):
                 self.db.close()
                 if row is None:
@@ -129,16 +129,33 @@ class Ledger:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
-            # (a ledger written before 2026-12-03 has no judged_by: its contents were judged by
-            # what is unknown, and are audited again at their next run)
-            if "judged_by" not in {r[1] for r in self.db.execute("PRAGMA table_info(files)")}:
-                self.db.execute("ALTER TABLE files ADD COLUMN judged_by TEXT")
-            self.db.execute("INSERT OR IGNORE INTO meta VALUES('version', ?)", (LEDGER_VERSION,))
+            # The tables and the version's row in one transaction: a first opening stopped
+            # halfway leaves no tables without a version (which would read as a foreign database).
+            self.db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} INSERT OR IGNORE INTO meta VALUES('version', "
+                                  f"'{LEDGER_VERSION}'); COMMIT;")
+            self._bring_up_to_date()
         except sqlite3.DatabaseError as exc:
             raise LedgerError(self.path, "batch.ledger_sqlite", error=exc) from None
         except OSError as exc:
             raise LedgerError(self.path, "batch.ledger_sqlite", error=exc.strerror or exc) from None
+
+    def _bring_up_to_date(self) -> None:
+        """What ledgers written before 2026-12-03 lack: files' ``judged_by`` (their contents,
+        judged by what is unknown, are audited again at their next run) and spans known to be
+        nanoseconds (see ``_NS_FROM``)."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if "judged_by" not in {r[1] for r in db.execute("PRAGMA table_info(files)")}:
+                db.execute("ALTER TABLE files ADD COLUMN judged_by TEXT")
+            if db.execute("SELECT 1 FROM meta WHERE key='spans_unit'").fetchone() is None:
+                db.execute("UPDATE spans SET first_ns = first_ns * 1000, last_ns = last_ns * 1000 "
+                           "WHERE abs(last_ns) < ?", (_NS_FROM,))
+                db.execute("INSERT INTO meta VALUES('spans_unit', 'ns')")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self.db.close()
@@ -165,7 +182,7 @@ class Ledger:
     def spans(self) -> dict[str, dict[str, tuple[int, int]]]:
         out: dict[str, dict[str, tuple[int, int]]] = {}
         for sha, table, lo, hi in self.db.execute("SELECT sha256, table_id, first_ns, last_ns FROM spans"):
-            out.setdefault(sha, {})[table] = (_ns(lo), _ns(hi))
+            out.setdefault(sha, {})[table] = (lo, hi)
         return out
 
     def open_fingerprints(self) -> set[str]:
