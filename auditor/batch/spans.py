@@ -41,10 +41,10 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
     if name.endswith(".parquet"):
         import pyarrow.parquet as pq
 
-        from ..logs.sources import _schema_names, arrow_file
+        from ..logs.sources import schema_names, arrow_file
 
         stored = pq.read_schema(arrow_file(path)).names
-        columns = _schema_names(path, stored)  # (as the audit names them: TABLE_ID is table_id)
+        columns = schema_names(path, stored)  # (as the audit names them: TABLE_ID is table_id)
         given = {name: was for name, was in zip(columns, stored) if name in ("table_id", "started_at")}
         frame = pq.read_table(arrow_file(path), columns=list(given.values())).to_pandas().astype(str)
         return columns, frame.rename(columns={was: name for name, was in given.items()})

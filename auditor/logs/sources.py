@@ -48,8 +48,8 @@ from .files import SUFFIXES, InputError, Scan, digest_job, first_line, path_text
 from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
 from .schema import columns_of, partners
 
-__all__ = ["Source", "open_source", "csv_rows", "batch_schema", "absent_bits", "concat_batches", "SUFFIXES",
-           "BATCH_ROWS", "DELIMITERS", "delimiter_option", "arrow_file"]
+__all__ = ["Source", "open_source", "csv_rows", "schema_names", "batch_schema", "absent_bits", "concat_batches",
+           "SUFFIXES", "BATCH_ROWS", "DELIMITERS", "delimiter_option", "arrow_file"]
 
 BATCH_ROWS = 250_000
 DELIMITERS = (",", ";", "\t", "|")
@@ -99,7 +99,7 @@ class Source:
     # has no column for, or the reverse, the rules that compare them are not checked.
     absent: tuple[str, ...] = ()
     # A Parquet file's columns of the log format that it names otherwise (``TABLE_ID``, see
-    # ``_schema_names``): the name in ``names`` -> the file's.
+    # ``schema_names``): the name in ``names`` -> the file's.
     stored: dict[str, str] = field(default_factory=dict)
     # The file's name as the rows, the rejects and the reports give it (``files.path_text``).
     name: str = field(init=False, default="")
@@ -949,7 +949,7 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None,
         raise InputError(str(path), "input.header_name_too_long", line=top.before + 1, limit=csv.field_size_limit())
     if len(set(names)) != len(names) or not all(names):
         raise InputError(str(path), "input.bad_header")
-    return _schema_names(path, names), delimiter, top
+    return schema_names(path, names), delimiter, top
 
 
 # Table systems write a header as their database spells its columns: in capitals
@@ -960,7 +960,7 @@ def _folded(name: str) -> str:
     return name.strip().casefold()
 
 
-def _schema_names(path: Path, names: list[str]) -> list[str]:
+def schema_names(path: Path, names: list[str]) -> list[str]:
     """``names`` (a CSV header's, a Parquet file's columns), each that is a column of the log
     format but for its case or blanks around it as the format names it, the others as given.
     Raises InputError where two of them are one column so."""
@@ -1029,7 +1029,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
             raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
         given = schema.names
-        names = _schema_names(path, given)
+        names = schema_names(path, given)
         stored = {name: given for name, given in zip(names, schema.names) if name != given}
         if has_rows:
             first_time, first_round = _parquet_first_row(path, names, stored)
