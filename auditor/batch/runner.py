@@ -313,9 +313,9 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                 if known[sha]["game"]:
                     universe[sha] = _Entry(sha, first_path[sha], known[sha]["game"], spans_db.get(sha, {}))
             singles: list[str] = []
-            # Findings are what the profiles and the rules made of the rounds: where either has
-            # changed since the contents were audited (a corrected table limit, another version
-            # of the auditor), every content is audited again, its findings replaced.
+            # Findings are what the profiles and the rules made of the rounds: a content audited
+            # under others (a table limit corrected since, another version of the auditor) is
+            # audited again, its findings replaced.
             again = sorted(sha for sha in universe if known[sha]["judged_by"] != judge)
             if again:
                 say(_t("batch.judged_again", lang, files=len(again)))
