@@ -224,6 +224,25 @@ def test_a_record_line_is_what_the_standard_encoder_writes(record):
     assert _record(record) == json.dumps(record, separators=(",", ":"), **_FORMAT)
 
 
+@pytest.mark.parametrize("piece", [1, 2, 3, 1000])
+def test_the_record_lists_written_in_pieces_read_as_one(monkeypatch, piece):
+    """The findings and rejected rows are written a piece of records at a time (the text of
+    100,000 findings is never held whole): the same text whatever the size of the pieces."""
+    import auditor.reporting.json_report as jr
+    from auditor.reporting.json_report import _FORMAT, _record
+
+    report = {"findings": [{"n": i, "t": "ñ" * i} for i in range(7)], "rejected": [{"line": 2}], "summary": {"a": 1}}
+    monkeypatch.setattr(jr, "_PIECE", piece)
+    text = dumps(report)
+    assert json.loads(text) == report
+    lines = text.splitlines()
+    assert lines[lines.index(' "findings": [') + 1:][:7] == [
+        "  " + _record(r) + ("," if i < 6 else "") for i, r in enumerate(report["findings"])]
+    assert text == "{\n \"findings\": [\n  " + ",\n  ".join(
+        json.dumps(r, separators=(",", ":"), **_FORMAT) for r in report["findings"]) + "\n ],\n \"rejected\": [\n  " \
+        + _record(report["rejected"][0]) + "\n ],\n \"summary\": {\n  \"a\": 1\n }\n}\n"
+
+
 def test_a_record_rejected_for_two_reasons_is_one_entry_with_both(tmp_path):
     """The JSON entry holds the second reason in ``also``, translated; the HTML shows both."""
     result = audit([write_log(tmp_path / "log.csv", [hand("1", bet="ten", seat="x")])], lang="en")

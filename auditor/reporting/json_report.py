@@ -258,6 +258,9 @@ def _record(record: dict) -> str:
     return orjson.dumps(record, option=orjson.OPT_SORT_KEYS).decode()
 
 
+_PIECE = 1000
+
+
 def _encoded(report: dict) -> Iterator[str]:
     """The report's JSON text in pieces: keys sorted, one space of indentation per level,
     each finding and rejected row on a line of its own."""
@@ -266,7 +269,11 @@ def _encoded(report: dict) -> Iterator[str]:
         value = report[key]
         yield ("," if i else "") + "\n " + json.dumps(key, ensure_ascii=False) + ": "
         if key in _RECORD_LISTS and value:
-            yield "[\n  " + ",\n  ".join(map(_record, value)) + "\n ]"
+            # (a thousand records a piece: the text of 100,000 findings, a few hundred MB, is
+            # never held whole, nor the list of their lines)
+            for k in range(0, len(value), _PIECE):
+                yield ("[\n  " if k == 0 else ",\n  ") + ",\n  ".join(map(_record, value[k:k + _PIECE]))
+            yield "\n ]"
         else:  # a JSON text has no raw newline inside a string: every newline can take the indent
             yield json.dumps(value, indent=1, **_FORMAT).replace("\n", "\n ")
     yield "\n}\n"
