@@ -249,9 +249,9 @@ def audit(
     summary = report["summary"]
     for item in result.input_errors:
         _say(t("cli.input_error", lang, path=item.path, error=item.error))
-    unaudited = [i for i in result.inputs if i.path in result.unaudited]
+    unaudited = summary["files_not_audited"]
     for item in unaudited:
-        _say(t("cli.nothing_audited", lang, path=item.path, rejected=item.records_rejected))
+        _say(t("cli.input_error", lang, path=item["path"], error=item["error"]))
     _say(t("cli.summary", lang, rounds=summary["rounds_audited"], findings=summary["findings"],
            rejected=summary["records_rejected"]))
     if summary["no_activity"]:

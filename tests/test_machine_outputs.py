@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import csv
 import json
+import xml.etree.ElementTree as ET
 from importlib import resources
 
 import jsonschema
 import pytest
+from markupsafe import escape
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -246,3 +248,80 @@ def test_empty_log_every_format_no_activity_exit_0(tmp_path):
 
     (suite,) = list(JUnitXml.fromfile(str(out / "audit-junit.xml")))
     assert suite.failures == 0
+
+
+# --- what a nightly job's consumer must be told (review of the machine outputs) -----------
+
+def test_junit_is_well_formed_whatever_the_text_it_quotes_holds(tmp_path):
+    """A file name (any text of the report) may hold a character XML 1.0 has no place for (a
+    control character is a valid byte of a Linux file name): JUnit quotes it escaped, as the
+    reports show a name's undecodable bytes, and stays well-formed."""
+    from junitparser import JUnitXml
+
+    log = write_log(tmp_path / "mesa\x01\x1b.csv", ROWS)
+    out = tmp_path / "out"
+    assert run("audit", log, "--out", out, "--format", "json,junit").exit_code == 1
+    root = ET.parse(out / "audit-junit.xml").getroot()  # well-formed
+    win = next(c for c in root.iter("testcase") if c.get("name").startswith("PLB-WIN:"))
+    assert "mesa\\x01\\x1b.csv:4" in win.find("failure").text
+    assert [s.name for s in JUnitXml.fromfile(str(out / "audit-junit.xml"))] == ["pot-luck-blackjack"]
+
+
+def _not_audited(out):
+    report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    sarif = json.loads((out / "audit-report.sarif").read_text(encoding="utf-8"))
+    root = ET.parse(out / "audit-junit.xml").getroot()
+    return report, sarif["runs"][0]["invocations"][0], root
+
+
+def test_a_file_that_cannot_be_read_is_an_error_in_junit_as_in_sarif_and_the_exit_code(tmp_path):
+    """An unreadable log exits 2 and is a notification of SARIF's; JUnit, the format a CI
+    shows as red or green, said nothing of it (no test, no error: green)."""
+    bad = tmp_path / "roto.csv"
+    bad.write_text("a,b,c\n1,2,3\n", encoding="utf-8")  # no log: its game is unknown
+    out = tmp_path / "out"
+    result = run("audit", bad, "--out", out, "--format", "json,sarif,junit")
+    assert result.exit_code == 2, result.output
+    report, invocation, root = _not_audited(out)
+    (error,) = report["summary"]["input_errors"]
+    assert invocation["executionSuccessful"] is False
+    assert int(root.get("errors")) == 1 and int(root.get("tests")) == 1
+    (case,) = root.iter("testcase")
+    assert case.get("name") == error["path"] and case.find("error").get("message") == error["error"]
+    schema = official_schema()
+    assert not list(jsonschema.Draft4Validator(schema).iter_errors(
+        json.loads((out / "audit-report.sarif").read_text(encoding="utf-8"))))
+
+
+@pytest.mark.parametrize("lang, said", [("es", "ningún registro del archivo pudo auditarse (2 rechazados"),
+                                        ("en", "no record of the file could be audited (2 rejected")])
+def test_a_file_none_of_whose_records_was_audited_is_said_in_every_machine_report(tmp_path, lang, said):
+    """Such a file exits 2 (README), yet the JSON report did not say which file it was, SARIF
+    said the run went well (``executionSuccessful``) and JUnit's every rule was skipped: a
+    job reading the reports, not the exit code, was told that all went well."""
+    log = write_log(tmp_path / "rechazos.csv", [hand("1", bet="1O.00"), hand("2", minute=1, bet="x")])
+    clean = write_log(tmp_path / "limpio.csv", [hand("9", table="T9")])
+    out = tmp_path / "out"
+    result = run("audit", log, clean, "--out", out, "--format", "json,csv,sarif,junit", "--lang", lang)
+    assert result.exit_code == 2, result.output
+    report, invocation, root = _not_audited(out)
+    (item,) = report["summary"]["files_not_audited"]
+    assert item["path"].endswith("rechazos.csv") and item["records_rejected"] == 2
+    assert item["error"].startswith(said) and item["error"] in result.stderr
+    assert report["summary"]["input_errors"] == []
+    assert invocation["executionSuccessful"] is False
+    (note,) = invocation["toolExecutionNotifications"]
+    assert note["level"] == "error" and note["message"]["text"] == f"{item['path']}: {item['error']}"
+    errors = [c for c in root.iter("testcase") if c.find("error") is not None]
+    assert [c.get("name") for c in errors] == [item["path"]]
+    assert int(root.get("errors")) == 1 == sum(int(s.get("errors")) for s in root.iter("testsuite"))
+    assert int(root.get("tests")) == sum(int(s.get("tests")) for s in root.iter("testsuite"))
+    assert run("audit", log, "--out", out, "--format", "html", "--lang", lang).exit_code == 2
+    page = (out / "audit-report.html").read_text(encoding="utf-8")
+    assert 'id="files-not-audited"' in page and str(escape(item["error"])) in page
+
+
+def test_a_file_audited_in_full_is_no_error_of_the_machine_reports(outputs):
+    report, invocation, root = _not_audited(outputs)
+    assert report["summary"]["files_not_audited"] == [] and invocation == {"executionSuccessful": True}
+    assert root.get("errors") == "0" and [s.get("name") for s in root.iter("testsuite")] == ["pot-luck-blackjack"]

@@ -183,6 +183,7 @@ def _summary(result, inputs: list[dict], findings: list[dict]) -> dict:
     over_all = sum((t[1] for t in totals_of["by_rule"].values()), zero)
     under_all = sum((t[2] for t in totals_of["by_rule"].values()), zero)
     totals = result.totals or {}
+    unaudited = set(getattr(result, "unaudited", ()) or ())
     rounds = int(totals.get("rounds", 0))
     return {
         "records_read": sum(i["records_read"] for i in inputs),
@@ -197,6 +198,11 @@ def _summary(result, inputs: list[dict], findings: list[dict]) -> dict:
         "overpaid_total": str(over_all.quantize(Decimal("0.01"))),
         "underpaid_total": str(under_all.quantize(Decimal("0.01"))),
         "input_errors": [{"path": i["path"], "error": i["error"]} for i in inputs if i["error"]],
+        # Files read whose every record was rejected for its own faults (exit 2, as an input
+        # error; ``AuditResult.unaudited``): a reader of the report is told which, and why.
+        "files_not_audited": [{"path": i["path"], "records_rejected": i["records_rejected"],
+                               "error": t("report.nothing_audited", result.lang, rejected=i["records_rejected"])}
+                              for i in inputs if i["path"] in unaudited],
         "no_activity": rounds == 0,
         **{group: [{"key": k, "findings": n, "overpaid": str(o.quantize(Decimal("0.01"))),
                     "underpaid": str(u.quantize(Decimal("0.01")))} for k, (n, o, u) in sorted(keys.items())]

@@ -2,12 +2,16 @@
 
 A rule with findings in the report is a ``failure`` that lists its findings (the first
 ``MAX_LISTED``, then how many more); a rule that did not apply is ``skipped``; a check that
-crashed is an ``error``; a rule that passed is a plain test case. CI systems that read JUnit
-show the audit as a test run.
+crashed is an ``error``; a rule that passed is a plain test case. A log that could not be
+read, or none of whose records could be audited (each exits 2), is an ``error`` test case of
+a suite of its own ("archivos de registro"), so that the run is not shown green. Text that
+XML 1.0 cannot hold (a control character in a file name) is written escaped (``\x01``).
+CI systems that read JUnit show the audit as a test run.
 """
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -71,10 +75,44 @@ def build_junit(report: dict) -> ET.Element:
         for k, v in counts.items():
             suite.set(k, str(v))
             totals[k] += v
+    # A log that could not be read, or none of whose records could be audited, exits 2: it is
+    # an error here too (a CI shows the run red), one test case per file in a suite of its own.
+    failed = [(e["path"], e["error"]) for e in (*report["summary"]["input_errors"],
+                                                 *report["summary"].get("files_not_audited", ()))]
+    if failed:
+        suite = ET.SubElement(suites, "testsuite", name=t("report.junit_inputs", lang),
+                              timestamp=report["generated_at"][:19], tests=str(len(failed)), failures="0",
+                              errors=str(len(failed)), skipped="0")
+        for path, error in failed:
+            case = ET.SubElement(suite, "testcase", name=path, classname="inputs", time="0")
+            ET.SubElement(case, "error", message=error, type="InputError").text = error
+        totals["tests"] += len(failed)
+        totals["errors"] += len(failed)
     for k, v in totals.items():
         if k != "skipped":
             suites.set(k, str(v))
+    _xml_safe(suites)
     return suites
+
+
+# The characters XML 1.0 has no place for (most control characters, lone surrogates, U+FFFE
+# and U+FFFF): a file name may hold them, and ElementTree writes them as they are, making the
+# document one that no parser reads. They are written escaped, as Python shows them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _escaped(text: str) -> str:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
+
+
+def _xml_safe(root: ET.Element) -> None:
+    for element in root.iter():
+        if element.text and _NOT_XML.search(element.text):
+            element.text = _escaped(element.text)
+        for name, value in element.attrib.items():
+            if _NOT_XML.search(value):
+                element.set(name, _escaped(value))
 
 
 def write_junit(result, path, *, report: dict | None = None) -> Path:

@@ -97,7 +97,7 @@ def build_sarif(report: dict) -> dict:
     notifications = [{"level": "error", "message": {"text": f"{r['code']}: {r['note'] or r['status']}"},
                       "descriptor": {"id": r["code"]}} for r in report["rules"] if r["status"] == "error"]
     notifications += [{"level": "error", "message": {"text": f"{e['path']}: {e['error']}"}}
-                      for e in report["summary"]["input_errors"]]
+                      for e in (*report["summary"]["input_errors"], *report["summary"].get("files_not_audited", ()))]
     invocation = {"executionSuccessful": not notifications}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
