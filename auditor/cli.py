@@ -22,7 +22,7 @@ from typing import Annotated, Optional, NoReturn
 import typer
 
 from .cli_text import Command, Group, env_lang
-from .i18n import LANGS, t
+from .i18n import LANGS, os_error, t
 from .profiles import ProfileError
 from .specs import SEVERITIES, SpecError
 
@@ -244,7 +244,7 @@ def audit(
             for fmt in formats:  # each writer is write_<format>, loaded only when asked for
                 written.append(getattr(reporting, f"write_{fmt}")(result, out / REPORT_FILES[fmt], report=report))
         except OSError as exc:
-            _fail(t("cli.cannot_write", lang, path=exc.filename or out, error=exc.strerror or exc))
+            _fail(t("cli.cannot_write", lang, path=exc.filename or out, error=os_error(exc, lang)))
 
     summary = report["summary"]
     for item in result.input_errors:

@@ -15,7 +15,7 @@ from typing import Annotated
 from pydantic import BeforeValidator, ValidationError
 from pydantic_core import PydanticCustomError
 
-from .i18n import t
+from .i18n import os_error_key, t
 
 __all__ = ["ConfigError", "Day", "read_toml", "refused", "validation_problems"]
 
@@ -45,7 +45,8 @@ def read_toml(path: Path, error: type[ConfigError]) -> dict:
     except FileNotFoundError:
         raise error(path, "config.not_found") from None
     except OSError as exc:
-        raise error(path, "config.unreadable", error=exc.strerror or type(exc).__name__) from None
+        key, params = os_error_key(exc)  # said in the language of the command, not the system's
+        raise error(path, "config.unreadable", problems=[(None, key, params)]) from None
     except UnicodeDecodeError:
         raise error(path, "config.not_utf8") from None
     except tomllib.TOMLDecodeError as exc:

@@ -23,7 +23,7 @@ from .checks.base import (KEY_BASE, CheckResult, categorical_objects, cents_from
 from .arrowtext import as_large_string, buffers
 from .compiled import kernel
 from .findings import InputSummary, RuleOutcome
-from .i18n import t
+from .i18n import os_error, t
 from .logs.files import InputError, path_text
 from .logs.ingest import HandTable, collect_rejects, same_text, time_column, type_rows
 from .logs.csvsplit import last_line_end
@@ -188,7 +188,7 @@ def open_log(path: Path, game: str | None = None, *, lang: str = "es", encoding:
     except InputError as exc:
         return None, t(exc.key, lang, **exc.params)
     except OSError as exc:
-        return None, t("input.unreadable", lang, error=path_text(exc.strerror or str(exc)))
+        return None, t("input.unreadable", lang, error=path_text(os_error(exc, lang)))
 
 
 def _failed_input(path: Path, error: str) -> InputSummary:

@@ -201,6 +201,28 @@ def test_missing_file_exits_2(tmp_path):
     assert report["summary"]["input_errors"][0]["path"].endswith("nope.csv")
 
 
+@pytest.mark.parametrize("lang, said", [("es", "no se pudo leer el archivo (no existe)"),
+                                        ("en", "the file could not be read (no such file or directory)")])
+def test_the_systems_reason_a_file_cannot_be_read_or_written_is_said_in_the_reports_language(tmp_path, lang, said):
+    """The operating system's reason (its text is English whatever the report's language)
+    was quoted as it is: a Spanish report said «no se pudo leer el archivo (No such file or
+    directory)», a Spanish --out «no se pudo escribir …: File exists»."""
+    result = run("audit", tmp_path / "nope.csv", "--out", tmp_path / "out", "--lang", lang)
+    assert result.exit_code == 2
+    report = json.loads((tmp_path / "out" / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["input_errors"][0]["error"] == said and said in result.stderr
+    (tmp_path / "taken").write_text("", encoding="utf-8")
+    result = run("audit", tmp_path / "nope.csv", "--out", tmp_path / "taken", "--lang", lang)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "auditor: " + t("cli.cannot_write", lang, path=tmp_path / "taken",
+                                                    error=t("os_error.EEXIST", lang))
+    assert "File exists" not in result.stderr
+    (tmp_path / "perfiles" / "mesa.toml").mkdir(parents=True)  # a profile folder's entry that is no file
+    result = run("audit", tmp_path / "nope.csv", "--profile", tmp_path / "perfiles", "--out", tmp_path / "o2",
+                 "--lang", lang)
+    assert result.exit_code == 2 and result.stderr.rstrip().endswith(f"({t('os_error.EISDIR', lang)})")
+
+
 def test_missing_required_column_exits_2(tmp_path):
     header = [c for c in HEADER if c != "bet"]
     log = write_log(tmp_path / "nobet.csv", CLEAN, header=header)

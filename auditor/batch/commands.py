@@ -32,7 +32,7 @@ def batch(
     waivers: Annotated[Path | None, typer.Option(help="cli.help.batch.waivers")] = None,
     lang: Annotated[str, typer.Option(help="cli.help.report_lang")] = "es",
 ) -> None:
-    from ..i18n import t
+    from ..i18n import os_error, t
     from .runner import BatchError, BatchOptions, run_batch
 
     cli = _cli()
@@ -45,7 +45,7 @@ def batch(
     except BatchError as exc:
         cli._fail(str(exc))
     except OSError as exc:
-        cli._fail(t("cli.cannot_write", lang, path=exc.filename or out, error=exc.strerror or exc))
+        cli._fail(t("cli.cannot_write", lang, path=exc.filename or out, error=os_error(exc, lang)))
     except KeyboardInterrupt:  # Ctrl-C: the run's transaction was rolled back
         cli._say("auditor: " + t("batch.interrupted", lang))
         raise typer.Exit(130) from None

@@ -237,6 +237,12 @@ def _t(key: str, lang: str, **params) -> str:
     return t(key, lang, **params)
 
 
+def _os_error(exc: OSError, lang: str) -> str:
+    from ..i18n import os_error
+
+    return os_error(exc, lang)
+
+
 # --- the run ------------------------------------------------------------------------------
 
 def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -> BatchOutcome:
@@ -286,7 +292,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             try:
                 present[path] = sha256_of(Path(path))
             except OSError as exc:
-                failed[path_text(path)] = _t("input.unreadable", lang, error=exc.strerror or str(exc))
+                failed[path_text(path)] = _t("input.unreadable", lang, error=_os_error(exc, lang))
         live_ok = {s for s, f in known.items() if f["status"] == "ok" and f["live"]}
         failed.update(_misnamed(present, {s: known[s]["path"] for s in live_ok}, lang))
         first_path: dict[str, str] = {}
