@@ -325,3 +325,22 @@ def test_a_file_audited_in_full_is_no_error_of_the_machine_reports(outputs):
     report, invocation, root = _not_audited(outputs)
     assert report["summary"]["files_not_audited"] == [] and invocation == {"executionSuccessful": True}
     assert root.get("errors") == "0" and [s.get("name") for s in root.iter("testsuite")] == ["pot-luck-blackjack"]
+
+
+@pytest.mark.parametrize("lang, words, foreign", [
+    ("es", ("[alta] T2 3 asiento 1/0", "(esperado 10.00, observado 0.00, diferencia -10.00)"),
+     ("seat", "expected", "impact", "high")),
+    ("en", ("[high] T2 3 seat 1/0", "(expected 10.00, observed 0.00, difference -10.00)"), ("asiento", "esperado"))])
+def test_a_junit_finding_line_is_in_the_reports_language_and_shows_no_missing_amount(log, tmp_path, lang, words,
+                                                                                      foreign):
+    """A finding's line in JUnit said «seat», «expected», «observed» and «impact» in a Spanish
+    report, and a missing amount as Python's «None»."""
+    report = build_report(audit([log], lang=lang))
+    report["findings"].append({**report["findings"][-1], "code": "PLB-LOSE", "expected": None})  # as LIR-DOLLAR's
+    root = build_junit(report)
+    text = {c.get("name").split(":")[0]: c.find("failure").text for c in root.iter("testcase")
+            if c.find("failure") is not None}
+    win = text["PLB-WIN"]
+    assert all(w in win for w in words), win
+    assert not any(w in win.lower() for w in foreign), win
+    assert "None" not in "\n".join(text.values()) and "—" in text["PLB-LOSE"]

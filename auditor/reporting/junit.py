@@ -18,19 +18,24 @@ from pathlib import Path
 from ..i18n import t
 from ..registry import GAMES, plugin
 from .json_report import build_report
+from ..specs import SEVERITIES
 
 __all__ = ["build_junit", "write_junit", "MAX_LISTED"]
 
 MAX_LISTED = 50
 
 
-def _line(f: dict) -> str:
+def _line(f: dict, lang: str) -> str:
+    """One finding as a line of its rule's failure, in the report's language."""
+    L = lambda key: t(f"report.{key}", lang).lower()  # noqa: E731
     where = f["file"] + (f":{f['line']}" if f["line"] is not None else "") if f["file"] else ""
-    seat = "" if f["seat"] is None else f" seat {f['seat']}" + ("" if f["hand"] is None else f"/{f['hand']}")
+    seat = "" if f["seat"] is None else f" {L('seat')} {f['seat']}" + ("" if f["hand"] is None else f"/{f['hand']}")
     money = ""
     if f["expected"] is not None or f["observed"] is not None:
-        money = f" (expected {f['expected']}, observed {f['observed']}, impact {f['impact']})"
-    return f"[{f['severity']}] {f['table_id']} {f['round_id']}{seat} {f['started_at'] or ''}: {f['message']}{money} {where}".strip()
+        amounts = ", ".join(f"{L(k)} {'—' if f[k] is None else f[k]}" for k in ("expected", "observed", "impact"))
+        money = f" ({amounts})"
+    severity = t(f"report.severity_name.{f['severity']}", lang) if f["severity"] in SEVERITIES else f["severity"]
+    return f"[{severity}] {f['table_id']} {f['round_id']}{seat} {f['started_at'] or ''}: {f['message']}{money} {where}".strip()
 
 
 def build_junit(report: dict) -> ET.Element:
@@ -61,7 +66,7 @@ def build_junit(report: dict) -> ET.Element:
                 ET.SubElement(case, "error", message=r["note"] or "error", type="CheckError").text = r["note"]
             elif found:
                 counts["failures"] += 1
-                text = [_line(f) for f in found[:MAX_LISTED]]
+                text = [_line(f, lang) for f in found[:MAX_LISTED]]
                 if len(found) > MAX_LISTED:
                     text.append(t("report.junit_more", lang, count=len(found) - MAX_LISTED))
                 failure = ET.SubElement(case, "failure", type=r["severity"],
