@@ -150,6 +150,16 @@ def _delimiter(value: str | None, lang: str) -> str | None:
     return chosen
 
 
+def _encoding(value: str | None, lang: str) -> str | None:
+    """``--encoding``, refused before any file is read unless it names a text encoding (it was
+    said of each file, with empty reports written)."""
+    from .logs.sources import text_codec
+
+    if value is not None and text_codec(value) is None:
+        _fail(t("cli.bad_encoding", lang, value=value))
+    return value
+
+
 @contextmanager
 def _progress(total: int, lang: str):
     """A progress callback for the engine: a rich bar on stderr when stderr is a terminal,
@@ -158,6 +168,7 @@ def _progress(total: int, lang: str):
         yield None
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
@@ -168,7 +179,8 @@ def _progress(total: int, lang: str):
         def step(path: str) -> None:
             nonlocal seen
             seen += 1
-            bar.update(task, completed=seen - 1, description=f"{t('cli.progress', lang)} {Path(path).name}")
+            # (a file's name is no markup: "[red]mesa.csv" is shown as it is)
+            bar.update(task, completed=seen - 1, description=f"{t('cli.progress', lang)} {escape(Path(path).name)}")
 
         yield step
 
@@ -216,6 +228,7 @@ def audit(
         _fail(t("cli.bad_fail_on", lang, value=fail_on, allowed=", ".join(FAIL_ON)))
     filters = _filters(date_from, date_to, table, severity, lang)
     delimiter = _delimiter(delimiter, lang)
+    encoding = _encoding(encoding, lang)
     _verify(lang)
 
     from . import engine, reporting

@@ -642,6 +642,37 @@ def test_delimiter_names_one_of_the_separators_a_log_may_use(tmp_path, given):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("given", ["bogus", "base64", ""])
+def test_an_encoding_that_names_no_text_encoding_is_refused_up_front(tmp_path, given):
+    """As a wrong --delimiter is: exit 2 before any file is read, no report written (it was
+    said of each file, with empty reports)."""
+    log = write_log(tmp_path / "plain.csv", CLEAN)
+    result = run("audit", log, "--out", tmp_path / "out", "--encoding", given)
+    assert result.exit_code == 2 and f"--encoding: «{given}»" in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+    assert run("audit", log, "--out", tmp_path / "ok", "--encoding", "cp1252").exit_code == 0
+
+
+def test_a_file_name_is_shown_as_it_is_on_the_progress_bar(monkeypatch):
+    """The progress bar on a terminal reads its text as rich markup: a file's name is escaped
+    (``[red]mesa.csv`` was shown as a red ``mesa.csv``)."""
+    import io
+
+    import rich.progress
+    from rich.text import Text
+
+    from auditor import cli
+
+    terminal = io.StringIO()
+    terminal.isatty = lambda: True
+    monkeypatch.setattr(cli.sys, "stderr", terminal)
+    shown = []
+    monkeypatch.setattr(rich.progress.Progress, "update", lambda self, task, **kw: shown.append(kw["description"]))
+    with cli._progress(1, "en") as step:
+        step("/exports/[red]mesa.csv")
+    assert [Text.from_markup(d).plain for d in shown] == ["Auditing [red]mesa.csv"]
+
+
 def test_reports_written_into_the_folder_audited_are_not_read_as_logs(tmp_path):
     """A folder of exports that holds the reports folder: the last run's findings CSV is no log
     (it was read as one, and the second run exited 2)."""

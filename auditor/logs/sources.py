@@ -48,7 +48,7 @@ from .files import SUFFIXES, InputError, Scan, digest_job, first_line, path_text
 from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
 from .schema import columns_of, partners
 
-__all__ = ["Source", "open_source", "csv_rows", "schema_names", "batch_schema", "absent_bits", "concat_batches",
+__all__ = ["Source", "open_source", "csv_rows", "schema_names", "text_codec", "batch_schema", "absent_bits", "concat_batches",
            "SUFFIXES", "BATCH_ROWS", "DELIMITERS", "delimiter_option", "arrow_file"]
 
 BATCH_ROWS = 250_000
@@ -780,17 +780,23 @@ def _python_codec(encoding: str) -> str:
     return "utf-8-sig" if name in ("utf-8", "utf-8-sig") else name
 
 
+def text_codec(requested: str) -> str | None:
+    """The name of the text encoding ``requested`` names (``--encoding``), or None if it names
+    none."""
+    try:
+        codec = codecs.lookup(requested)
+    except LookupError:
+        return None
+    # (base64, rot13, zlib and the like are codecs of Python's, but no text encoding)
+    return codec.name if getattr(codec, "_is_text_encoding", True) else None
+
+
 def _choose_encoding(path: Path, scan: Scan, requested: str | None) -> tuple[str, bool, list]:
     """(codec, read natively by Arrow, notes)."""
     if requested:
-        try:
-            codec = codecs.lookup(requested)
-        except LookupError:
-            codec = None
-        # (base64, rot13, zlib and the like are codecs of Python's, but no text encoding)
-        if codec is None or not getattr(codec, "_is_text_encoding", True):
+        name = text_codec(requested)
+        if name is None:
             raise InputError(str(path), "input.unknown_encoding", encoding=requested) from None
-        name = codec.name
         native = name in ("utf-8", "utf-8-sig") and scan.utf8
         return name, native, []
     if scan.utf16_bom:
