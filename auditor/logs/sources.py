@@ -924,10 +924,11 @@ def _first_lines_in(head: bytes) -> _Top | None:
 
 def _header_csv(path: Path, encoding: str, delimiter: str | None,
                 top: _Top | None = None) -> tuple[list[str], str, _Top]:
-    """(column names, separator, ``_Top``) of a CSV file, from its ``_first_lines`` (read
-    here when not given). Excel's separator hint before the header is read as such: it names
-    the separator, unless ``delimiter`` does or the hint's does not split the header into
-    known column names (the separator is then told from the header, as without a hint)."""
+    """(column names as the header spells them, separator, ``_Top``) of a CSV file, from its
+    ``_first_lines`` (read here when not given). Excel's separator hint before the header is
+    read as such: it names the separator, unless ``delimiter`` does or the hint's does not
+    split the header into known column names (the separator is then told from the header, as
+    without a hint). The names as the log format names them: ``schema_names``."""
     if top is None:
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         try:
@@ -955,7 +956,7 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None,
         raise InputError(str(path), "input.header_name_too_long", line=top.before + 1, limit=csv.field_size_limit())
     if len(set(names)) != len(names) or not all(names):
         raise InputError(str(path), "input.bad_header")
-    return schema_names(path, names), delimiter, top
+    return names, delimiter, top
 
 
 # Table systems write a header as their database spells its columns: in capitals
@@ -992,8 +993,8 @@ def csv_rows(path: Path) -> Iterator[tuple[list[str], str, io.TextIOBase, int]]:
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:
         top = _up_to_header(fh)
-        names, delimiter, _ = _header_csv(path, "utf-8", None, top)
-        yield names, delimiter, fh, top.before
+        given, delimiter, _ = _header_csv(path, "utf-8", None, top)
+        yield schema_names(path, given), delimiter, fh, top.before
 
 
 def _closest_game(names: list[str]) -> tuple[str, list[str]] | None:
@@ -1036,7 +1037,7 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
         given = schema.names
         names = schema_names(path, given)
-        stored = {name: given for name, given in zip(names, schema.names) if name != given}
+        stored = {name: was for name, was in zip(names, given) if name != was}
         if has_rows:
             first_time, first_round = _parquet_first_row(path, names, stored)
     else:
@@ -1055,8 +1056,8 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
             given = names
         else:
             kind = "csv"
-            names, sep, top = _header_csv(path, codec, delimiter_option(delimiter), top)
-            given = _split_header(top.header, sep)
+            given, sep, top = _header_csv(path, codec, delimiter_option(delimiter), top)
+            names = schema_names(path, given)
             first, preamble = top.first, top.before
             if top.hint is not None:
                 notes.append(("input.excel_separator_line", {"line": top.hint.rstrip("\r\n").lstrip("\ufeff"),
