@@ -29,7 +29,7 @@ from ..profiles import default_profile
 from ..specs import SEVERITIES
 from .filters import NO_FILTERS, ReportFilters
 
-__all__ = ["build_report", "write_json", "dumps", "plain", "finding_records", "rejected_records",
+__all__ = ["build_report", "write_json", "dumps", "plain", "finding_records", "rejected_records", "failed_inputs",
            "profile_records", "translate", "tables_covered"]
 
 
@@ -208,6 +208,13 @@ def _summary(result, inputs: list[dict], findings: list[dict]) -> dict:
                     "underpaid": str(u.quantize(Decimal("0.01")))} for k, (n, o, u) in sorted(keys.items())]
            for group, keys in totals_of.items()},
     }
+
+
+def failed_inputs(report: dict) -> list[dict]:
+    """The files of a report that make the audit exit 2, each with its ``path`` and ``error``:
+    those that could not be read, and those none of whose records could be audited."""
+    summary = report["summary"]
+    return [*summary["input_errors"], *summary.get("files_not_audited", ())]
 
 
 def tables_covered(result, findings: list[dict]) -> tuple[list[str], str]:

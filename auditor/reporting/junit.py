@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..i18n import t
 from ..registry import GAMES, plugin
-from .json_report import build_report
+from .json_report import build_report, failed_inputs
 from ..specs import SEVERITIES
 
 __all__ = ["build_junit", "write_junit", "MAX_LISTED"]
@@ -82,8 +82,7 @@ def build_junit(report: dict) -> ET.Element:
             totals[k] += v
     # A log that could not be read, or none of whose records could be audited, exits 2: it is
     # an error here too (a CI shows the run red), one test case per file in a suite of its own.
-    failed = [(e["path"], e["error"]) for e in (*report["summary"]["input_errors"],
-                                                 *report["summary"].get("files_not_audited", ()))]
+    failed = [(e["path"], e["error"]) for e in failed_inputs(report)]
     if failed:
         suite = ET.SubElement(suites, "testsuite", name=t("report.junit_inputs", lang),
                               timestamp=report["generated_at"][:19], tests=str(len(failed)), failures="0",

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from ..i18n import t
 from ..registry import GAMES, plugin
-from .json_report import build_report
+from .json_report import build_report, failed_inputs
 
 __all__ = ["build_sarif", "write_sarif", "LEVELS", "SARIF_SCHEMA", "fingerprint"]
 
@@ -97,7 +97,7 @@ def build_sarif(report: dict) -> dict:
     notifications = [{"level": "error", "message": {"text": f"{r['code']}: {r['note'] or r['status']}"},
                       "descriptor": {"id": r["code"]}} for r in report["rules"] if r["status"] == "error"]
     notifications += [{"level": "error", "message": {"text": f"{e['path']}: {e['error']}"}}
-                      for e in (*report["summary"]["input_errors"], *report["summary"].get("files_not_audited", ()))]
+                      for e in failed_inputs(report)]
     invocation = {"executionSuccessful": not notifications}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
