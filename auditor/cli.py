@@ -260,10 +260,8 @@ def audit(
             _fail(t("cli.cannot_write", lang, path=exc.filename or out, error=os_error(exc, lang)))
 
     summary = report["summary"]
-    for item in result.input_errors:
-        _say(t("cli.input_error", lang, path=item.path, error=item.error))
-    unaudited = summary["files_not_audited"]
-    for item in unaudited:
+    failed = reporting.failed_inputs(report)
+    for item in failed:
         _say(t("cli.input_error", lang, path=item["path"], error=item["error"]))
     _say(t("cli.summary", lang, rounds=summary["rounds_audited"], findings=summary["findings"],
            rejected=summary["records_rejected"]))
@@ -274,7 +272,7 @@ def audit(
     for path in written:
         _say(t("cli.written", lang, path=path))
 
-    if result.input_errors or unaudited:
+    if failed:
         raise typer.Exit(2)
     if fail_on != "none":
         threshold = SEVERITIES.index(fail_on)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["build_report", "write_json", "write_csv", "render_html", "write_html", "write_sarif", "write_junit",
-           "ReportFilters"]
+__all__ = ["build_report", "failed_inputs", "write_json", "write_csv", "render_html", "write_html", "write_sarif",
+           "write_junit", "ReportFilters"]
 
 # Each name from its module, imported when first used: an audit that writes JSON alone does
 # not load the HTML templates (jinja2) or the SARIF and JUnit writers.
-_MODULE = {"build_report": "json_report", "write_json": "json_report", "write_csv": "csv_report",
+_MODULE = {"build_report": "json_report", "failed_inputs": "json_report", "write_json": "json_report", "write_csv": "csv_report",
            "render_html": "html", "write_html": "html", "write_sarif": "sarif", "write_junit": "junit",
            "ReportFilters": "filters"}
 
