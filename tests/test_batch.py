@@ -882,3 +882,16 @@ def test_a_corrected_export_supersedes_its_old_content_beside_a_misnamed_copy_of
     assert open_findings(tmp_path / "out" / "audit.db") == set()
     with Ledger(tmp_path / "out" / "audit.db") as ledger:
         assert ledger.path_hashes()[str(day.resolve())] == sha256_of(day)
+
+
+@pytest.mark.parametrize("lang, said", [("es", "no se puede abrir ni crear el registro de auditorías (ya existe"),
+                                        ("en", "the audit ledger cannot be opened or created (a file of that")])
+def test_a_ledger_that_cannot_be_created_is_said_in_the_commands_language(tmp_path, lang, said):
+    """The system's reason (a file where the ledger's folder should be) in the catalogue's words,
+    as for every file the tool cannot read or write: no English text of the system's."""
+    from auditor.batch.ledger import LedgerError
+
+    (tmp_path / "taken").write_text("")
+    with pytest.raises(LedgerError) as exc:
+        Ledger(tmp_path / "taken" / "audit.db")
+    assert said in exc.value.text(lang) and "File exists" not in exc.value.text(lang)

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from ..config_errors import ConfigError
+from ..i18n import os_error_key
 
 __all__ = ["Ledger", "fingerprint", "LedgerError", "LedgerOvertaken"]
 
@@ -137,7 +138,8 @@ class Ledger:
         except sqlite3.DatabaseError as exc:
             raise LedgerError(self.path, "batch.ledger_sqlite", error=exc) from None
         except OSError as exc:
-            raise LedgerError(self.path, "batch.ledger_sqlite", error=exc.strerror or exc) from None
+            # (said in the command's language, as every reason of the system's: ``i18n.os_error``)
+            raise LedgerError(self.path, "batch.ledger_unopenable", problems=[(None, *os_error_key(exc))]) from None
 
     def _bring_up_to_date(self) -> None:
         """What ledgers written before 2026-12-03 lack: files' ``judged_by`` (their contents,
