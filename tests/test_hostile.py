@@ -1,6 +1,7 @@
 """Broken and hostile input (tests/hostile): every file gets its expected outcome, never a
-traceback; every record is accounted for; nothing from a log is executed, written outside
---out, or sent anywhere.
+traceback; every record is accounted for; the JSON report conforms to the published schema of
+the report (docs/schema/audit-report.schema.json); nothing from a log is executed, written
+outside --out, or sent anywhere.
 
 The corpus is written by ``tests/hostile/make_corpus.py``; ``tests/hostile/manifest.toml``
 records, per file, the exit code and what the reports must say.
@@ -21,6 +22,7 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.i18n import catalogue
+from report_schema_check import schema_problems
 
 HERE = Path(__file__).resolve().parent / "hostile"
 MANIFEST = tomllib.loads((HERE / "manifest.toml").read_text(encoding="utf-8"))
@@ -72,6 +74,7 @@ def test_hostile_file(name, tmp_path):
         {f"in/{name}"} | {f"out/{r}" for r in REPORTS}
 
     report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+    assert schema_problems(report) == []  # docs/schema/audit-report.schema.json
     (item,) = report["inputs"]
     assert item["records_read"] == item["records_audited"] + item["records_rejected"]
     s = report["summary"]
