@@ -4,8 +4,8 @@
 Written out here, key by key, as :mod:`.json_report` builds the report (the report has no
 model of its own to generate it from); the closed sets (games, languages, severities,
 sources, rule statuses, the rule codes' form, ``schema_version``) are read from the code
-that defines them, so that a new game or severity is a new schema, which the test that the
-committed file is this one's text (``tests/test_report_schema.py``) asks to regenerate.
+that defines them: a new game or severity changes the schema, and the test that the
+committed file is this module's text (``tests/test_report_schema.py``) asks for it again.
 Every fixed structure refuses a key it does not list, so a field added to the report and
 not here fails the tests that validate reports against it.
 
