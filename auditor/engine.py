@@ -1186,8 +1186,9 @@ def _rejected_records(df: pd.DataFrame, rejects: pd.DataFrame) -> dict[str, int]
 
 
 def _wagered(df: pd.DataFrame, wagers=("bet", "double", "insurance", "pool_bet")) -> int:
-    cols = [c for c in wagers if c in df]
-    return int(sum(df[c].sum() for c in cols))
+    """The stakes of a chunk, summed exactly: int64 within a column (``money.LARGEST_CENTS``
+    each), Python's int across them and across chunks."""
+    return sum(int(df[c].sum()) for c in wagers if c in df)
 
 
 def _empty_frame(game: str) -> pa.Table:

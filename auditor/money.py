@@ -15,15 +15,34 @@ import pyarrow.compute as pc
 from .arrowtext import as_large_string, buffers
 from .compiled import kernel, load8
 
-__all__ = ["parse_money", "cents_to_decimal", "cents_text", "format_soles", "decimal_to_cents"]
+__all__ = ["parse_money", "cents_to_decimal", "cents_text", "format_soles", "decimal_to_cents",
+           "AMOUNT_DIGITS", "LARGEST_CENTS", "LARGEST_AMOUNT", "TOO_LARGE"]
 
-# Up to 13 integer digits keeps céntimos far inside int64; a comma is accepted as the
-# decimal mark (Spanish-locale spreadsheets) when no dot is present.
+# The largest amount the audit takes. It is a data engineer's bound, not the directives' (no
+# text caps an amount): amounts are int64 céntimos, which wrap around silently past
+# 9.22 × 10^18, and the audit multiplies a stake by a posted ratio and by
+# ``games.blackjack.SCALE`` (10: tenths of a céntimo) and sums what a round's rows are due and paid.
+# An amount has at most 9 integer digits (leading zeros aside): S/ 999 999 999,99, about 10^11
+# céntimos. A table's largest posted bet is some thousands of soles (S/ 1 500 at the sample
+# hall's VIP table), and a royal flush on S/ 10 000 at 1 000 to 1 pays S/ 10 000 000. (The 13
+# digits taken before let a bonus bet's due at Let It Ride's 20 000 to 1 wrap around: 2 × 10^19.)
+# A chunk's column sums (``wagered``) stay inside int64 for 9 × 10^7 rows (a chunk is some
+# 300 000); a report's totals are Decimal, of no bound.
+AMOUNT_DIGITS = 9
+LARGEST_CENTS = 10 ** (AMOUNT_DIGITS + 2) - 1
+LARGEST_AMOUNT = Decimal(LARGEST_CENTS) / 100
+
+# The text of an amount: up to 13 integer digits (leading zeros count), a comma accepted as
+# the decimal mark (Spanish-locale spreadsheets) when no dot is present; its value at most
+# LARGEST_CENTS. An amount above it, however long, is "too large", not malformed: at least
+# AMOUNT_DIGITS + 1 digits from the first that is not 0 (``logs.ingest`` says which of the two).
 _MONEY = r"^-?[0-9]{1,13}([.,][0-9]{1,2})?$"
+TOO_LARGE = rf"^-?0*[1-9][0-9]{{{AMOUNT_DIGITS},}}([.,][0-9]{{1,2}})?$"
 
 
 def parse_money(values, *, signed: bool = False, blank_is_zero: bool = True):
-    """Return (cents int64, bad bool). Blank cells are 0 when ``blank_is_zero``.
+    """Return (cents int64, bad bool). Blank cells are 0 when ``blank_is_zero``; an amount
+    above LARGEST_CENTS (either sign) is bad.
 
     Plain cells (``-?digits(.d|.dd)?``, as exporters write amounts) are read straight from
     the Arrow buffers; only the other cells (a comma, blanks around the amount, text) go
@@ -46,8 +65,8 @@ def parse_money(values, *, signed: bool = False, blank_is_zero: bool = True):
 def _parse_plain(arr: pa.LargeStringArray):
     """(cents, negative, blank, plain) of a large_string array without nulls, straight from
     its buffers: ``plain`` marks the cells of the documented dot-decimal form
-    ``-?[0-9]{1,13}(.[0-9]{1,2})?`` (``cents`` is 0 elsewhere) and ``negative`` those
-    starting with '-'."""
+    ``-?[0-9]{1,13}(.[0-9]{1,2})?`` of at most LARGEST_CENTS (``cents`` is 0 elsewhere) and
+    ``negative`` those starting with '-'."""
     offsets, data = buffers(arr)
     return _plain_cells(offsets, data)
 
@@ -89,8 +108,11 @@ def _plain_cells(offsets, data):
             if not (0 <= first <= 9 and 0 <= second <= 9):
                 continue
             fraction = first * 10 + second
+        value = whole * 100 + fraction
+        if value > LARGEST_CENTS:  # (left to the careful parse, which says it is bad)
+            continue
         plain[i] = True
-        cents[i] = -(whole * 100 + fraction) if negative[i] else whole * 100 + fraction
+        cents[i] = -value if negative[i] else value
     return cents, negative, blank, plain
 
 
@@ -134,6 +156,7 @@ def _parse_careful(arr, signed: bool, blank_is_zero: bool):
     norm = pc.replace_substring(norm, ".", "")
     safe = pc.if_else(pa.array(ok), norm, "0")
     cents = np.array(pc.cast(safe, pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    ok &= (cents <= LARGEST_CENTS) & (cents >= -LARGEST_CENTS)  # (13 digits fit int64: cast first)
     bad = ~ok & ~(blank & blank_is_zero)
     cents[~ok] = 0
     return cents, bad

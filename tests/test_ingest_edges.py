@@ -752,3 +752,46 @@ def test_a_header_line_too_long_to_be_one_is_said_to_be_so(tmp_path):
     (tmp_path / "name.csv").write_text(",".join(HEADER) + ',"' + "x" * 200_000 + '"\n' + rows)
     (item,) = audit([tmp_path / "name.csv"]).inputs
     assert item.error == t("input.header_name_too_long", "es", line=1, limit=csv.field_size_limit())
+
+
+def test_an_amount_above_the_largest_is_rejected_as_too_large_not_audited_wrapped(tmp_path):
+    """A bonus bet of S/ 9 999 999 999 999.99 (13 digits, which the format's text took) on a
+    royal flush was audited: due 20 000 times it, 2 × 10^19 céntimos, it wrapped around int64 to
+    a finding of S/ 15 532 559 262 904 283.84 due. An amount above S/ 999 999 999.99
+    (``money.LARGEST_CENTS``), however written, is rejected as too large with its record (read =
+    audited + rejected; a 19-digit one was "not a decimal"), and the largest is audited exactly."""
+    from auditor.money import AMOUNT_DIGITS, LARGEST_AMOUNT, LARGEST_CENTS
+    from test_rule_cases import write_log as write_case
+
+    royal = "JS TS,1,AS KS QS,10000.00,10000.00,10000.00"  # bets of 10.00 paid 1 000 to 1
+    log = write_case("let-it-ride", f"""
+round_id,community_cards,seat,cards,net_1,net_2,net_dollar,bonus_bet,net_bonus
+1,{royal},9999999999999.99,0
+2,{royal},999999999.99,0
+3,{royal},0,-1000000000.00
+4,{royal},0001000000000.00,0
+5,{royal},1234567890123456789,0
+6,{royal},"1000000000,00",0
+7,{royal},1.00,20000.00
+""", tmp_path / "large.csv")
+    result = audit([log])
+    assert _reasons(result) == [(2, "bonus_bet", "reject.amount_too_large"), (4, "net_bonus", "reject.amount_too_large"),
+                                (5, "bonus_bet", "reject.amount_too_large"), (6, "bonus_bet", "reject.amount_too_large"),
+                                (7, "bonus_bet", "reject.amount_too_large")]
+    (item,) = result.inputs
+    assert (item.records_read, item.records_audited, item.records_rejected) == (7, 2, 5)
+    (finding,) = result.findings.itertuples()
+    due = LARGEST_CENTS * 20_000  # (céntimos, in Python's int)
+    assert (finding.code, finding.round_id, finding.expected, finding.observed, finding.impact) == (
+        "LIR-BONUS", "2", f"{due // 100}.{due % 100:02d}", "0.00", f"-{due // 100}.{due % 100:02d}")
+    # A Parquet column of whole numbers is read as their text: 10^15 is too large too.
+    import pyarrow.csv as pacsv
+
+    text = pacsv.ConvertOptions(column_types={name: pa.string() for name in log.read_text().split("\n", 1)[0].split(",")})
+    table = pacsv.read_csv(log, convert_options=text).slice(0, 2)
+    table = table.set_column(table.schema.get_field_index("bonus_bet"), "bonus_bet", pa.array([10**15, 0], pa.int64()))
+    pq.write_table(table, tmp_path / "large.parquet")
+    assert _reasons(audit([tmp_path / "large.parquet"])) == [(1, "bonus_bet", "reject.amount_too_large")]
+    for lang in ("es", "en"):  # (the message states the bound the code holds)
+        assert str(LARGEST_AMOUNT) in t("reject.amount_too_large", lang)
+        assert f" {AMOUNT_DIGITS} " in t("reject.amount_too_large", lang)

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor.cards import RANKS, SUITS, format_cards, parse_cards
-from auditor.money import format_soles, parse_money
+from auditor.money import LARGEST_CENTS, format_soles, parse_money
 
 
 def test_card_spellings():
@@ -30,7 +30,7 @@ def test_money_exact_cents():
     assert bad.tolist() == [True, False]
 
 
-@given(st.integers(min_value=-10**12, max_value=10**12))
+@given(st.integers(min_value=-LARGEST_CENTS, max_value=LARGEST_CENTS))
 def test_money_round_trip(c):
     text = f"{'-' if c < 0 else ''}{abs(c) // 100}.{abs(c) % 100:02d}"
     cents, bad = parse_money([text], signed=True)
@@ -43,12 +43,26 @@ def test_soles_format():
 
 
 def test_money_refusals():
-    cells = ["1e2", "+5", ".5", "5.", "1.230", " 5 ", "nan", "12345678901234", "1234567890123.45", "\x005", "٥",
+    cells = ["1e2", "+5", ".5", "5.", "1.230", " 5 ", "nan", "12345678901234", "123456789.45", "\x005", "٥",
              "5,5", "-", "--5", "1 000", None, " "]
     cents, bad = parse_money(cells, signed=True, blank_is_zero=False)
     assert bad.tolist() == [True, True, True, True, True, False, True, True, False, True, True,
                             False, True, True, True, True, True]
-    assert cents.tolist() == [0, 0, 0, 0, 0, 500, 0, 0, 123456789012345, 0, 0, 550, 0, 0, 0, 0, 0]
+    assert cents.tolist() == [0, 0, 0, 0, 0, 500, 0, 0, 12345678945, 0, 0, 550, 0, 0, 0, 0, 0]
+
+
+def test_money_above_the_largest_amount_is_bad_whatever_its_spelling():
+    """S/ 999 999 999.99 is the largest amount (``money.LARGEST_CENTS``); a céntimo more is
+    bad, of either sign, plain or not, with leading zeros up to the format's 13 digits. The
+    13 digits once read let an amount reach 10^15 céntimos, and its due at 20 000 to 1 wrap."""
+    fine = ["999999999.99", "-999999999.99", "0000999999999.99", " 999999999,99", "0000000000001"]
+    cents, bad = parse_money(fine, signed=True)
+    assert not bad.any() and cents.tolist() == [LARGEST_CENTS, -LARGEST_CENTS, LARGEST_CENTS, LARGEST_CENTS, 100]
+    over = ["1000000000.00", "-1000000000", "1000000000,00", " 1000000000.0 ", "9999999999999.99",
+            "0001000000000.00"]
+    for signed in (True, False):
+        cents, bad = parse_money(over, signed=signed)
+        assert bad.all() and not cents.any(), signed
 
 
 def test_money_negative_zero_in_an_unsigned_column():

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from auditor.cards import RANKS, SUITS, cards_text, format_cards, parse_cards
 from auditor.checks.base import _by_table_and_time, unique_groups
 from auditor.games.blackjack import SCALE, Outcome, hand_value, settle_main, totals
-from auditor.money import parse_money
+from auditor.logs.schema import SIGNED_MONEY_PATTERN
+from auditor.money import LARGEST_CENTS, parse_money
 from auditor.rowwise import rows_text
 
 CARD = st.integers(min_value=0, max_value=51)
@@ -124,7 +125,7 @@ def test_settlement_bounds(hands):
 
 
 @FAST
-@given(st.integers(min_value=-10**13 + 1, max_value=10**13 - 1), st.sampled_from([".", ","]), st.booleans())
+@given(st.integers(min_value=-LARGEST_CENTS, max_value=LARGEST_CENTS), st.sampled_from([".", ","]), st.booleans())
 def test_money_parses_to_exact_cents(cents, mark, pad):
     sign = "-" if cents < 0 else ""
     whole, frac = divmod(abs(cents), 100)
@@ -142,7 +143,7 @@ def test_money_parses_to_exact_cents(cents, mark, pad):
 def test_money_read_as_the_pattern_says_wherever_the_cell_lies(cells):
     """Cells read from one buffer, most with bytes after them (read eight at a time), give
     what the documented pattern gives, cell by cell."""
-    pattern = re.compile(r"^-?[0-9]{1,13}([.,][0-9]{1,2})?$")
+    pattern = re.compile(SIGNED_MONEY_PATTERN)
     cents, bad = parse_money(pa.array([*cells, "0" * 8], pa.large_string()), signed=True)
     for text, value, wrong in zip(cells, cents.tolist(), bad.tolist()):
         text = text.strip()
@@ -159,8 +160,9 @@ def test_money_never_raises(text):
 
 # parse_money before it read plain cells from the Arrow buffers: regex checks, a decimal cast
 # for all-plain columns and string rewriting otherwise. The reference the buffer parser must
-# match cell for cell, with one change: "-0.00" in an unsigned column is refused wherever it
-# sits (the old cast let it through when every other cell was plain).
+# match cell for cell, with two changes: "-0.00" in an unsigned column is refused wherever it
+# sits (the old cast let it through when every other cell was plain), and so is an amount
+# above LARGEST_CENTS (the old parser took 13 digits, whose dues could wrap int64).
 _OLD_MONEY = r"^-?[0-9]{1,13}([.,][0-9]{1,2})?$"
 _OLD_PLAIN = r"^-?[0-9]{1,13}(\.[0-9]{1,2})?$"
 
@@ -184,6 +186,7 @@ def _reference_parse_money(values, *, signed=False, blank_is_zero=True):
         bad = blank & (not blank_is_zero)
         if not signed:
             bad |= np.asarray(pc.starts_with(arr, "-").to_numpy(zero_copy_only=False), dtype=bool)
+        bad |= np.abs(fast) > LARGEST_CENTS
         return np.where(bad, 0, fast), bad
     arr = pc.utf8_trim_whitespace(arr)
     blank = np.asarray(pc.equal(arr, "").to_numpy(zero_copy_only=False), dtype=bool)
@@ -197,6 +200,7 @@ def _reference_parse_money(values, *, signed=False, blank_is_zero=True):
     norm = pc.replace_substring(norm, ".", "")
     safe = pc.if_else(pa.array(ok), norm, "0")
     cents = np.array(pc.cast(safe, pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    ok &= np.abs(cents) <= LARGEST_CENTS
     bad = ~ok & ~(blank & blank_is_zero)
     cents[~ok] = 0
     return cents, bad
@@ -212,8 +216,9 @@ HOSTILE = st.text(alphabet="0123456789" + ODD_CHARS, max_size=18)
 @st.composite
 def amounts(draw):
     """Amounts as logs spell them, plain or not: 0 to 3 decimals, a comma, leading zeros,
-    padding, "-0", up to 15 integer digits (13 is the limit)."""
-    whole = draw(st.one_of(st.integers(0, 99_999), st.integers(0, 10**15 - 1), st.integers(10**11, 10**15 - 1)))
+    padding, "-0", up to 15 integer digits (13 is the limit of the text, 9 of the value)."""
+    whole = draw(st.one_of(st.integers(0, 99_999), st.integers(0, 10**15 - 1), st.integers(10**11, 10**15 - 1),
+                           st.integers(10**8, 10**10)))
     text = draw(st.sampled_from(["", "0", "00"])) + str(whole)
     decimals = draw(st.sampled_from(["", "d", "dd", "dd", "dd", "ddd"]))
     if decimals:
@@ -267,8 +272,10 @@ def test_money_parser_matches_the_reference(cells, kind, signed, blank_is_zero):
 @st.composite
 def plain_amounts(draw):
     """Amounts in the plain form (a dot and up to two decimals), up to 13 integer digits and
-    past them, and the spellings of a negative zero."""
-    cents = draw(st.integers(min_value=-10**16 + 1, max_value=10**16 - 1))
+    past them, about the largest amount, and the spellings of a negative zero."""
+    cents = draw(st.one_of(st.integers(min_value=-10**16 + 1, max_value=10**16 - 1),
+                           st.integers(min_value=-LARGEST_CENTS - 2, max_value=-LARGEST_CENTS + 1),
+                           st.integers(min_value=LARGEST_CENTS - 1, max_value=LARGEST_CENTS + 2)))
     whole, frac = divmod(abs(cents), 100)
     forms = [f"{whole}.{frac:02d}"] + [f"{whole}.{frac // 10}"] * (frac % 10 == 0) + [f"{whole}"] * (frac == 0)
     text = ("-" if cents < 0 else "") + draw(st.sampled_from(forms))

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from ..arrowtext import as_large_string, buffers
 from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..compiled import kernel
-from ..money import parse_money
+from ..money import TOO_LARGE, parse_money
 from ..rowwise import columns_frame, count_per_row
 from .schema import Column, Kind, columns_of
 
@@ -327,13 +327,20 @@ def _typed(col: Column, arrow: pa.Array, letters: str):
         return ints, found
     if col.kind in (Kind.MONEY, Kind.SIGNED_MONEY):
         cents, bad = parse_money(arrow, signed=col.kind == Kind.SIGNED_MONEY)
-        if col.kind == Kind.MONEY and bad.any():
+        if bad.any():  # why, read from the text of the bad cells only
             idx = np.flatnonzero(bad)
-            negative = np.zeros(len(bad), bool)
-            negative[idx] = pc.starts_with(pc.utf8_trim_whitespace(arrow.take(pa.array(idx))), "-").to_numpy(
-                zero_copy_only=False)
-            found.append((negative, col.name, "reject.negative_amount"))
-            bad &= ~negative
+            text = pc.utf8_trim_whitespace(arrow.take(pa.array(idx)))
+            if col.kind == Kind.MONEY:
+                negative = np.zeros(len(bad), bool)
+                negative[idx] = pc.starts_with(text, "-").to_numpy(zero_copy_only=False)
+                found.append((negative, col.name, "reject.negative_amount"))
+                bad &= ~negative
+            # (an amount the audit's int64 arithmetic does not take: money.LARGEST_CENTS)
+            large = np.zeros(len(bad), bool)
+            large[idx] = pc.match_substring_regex(text, TOO_LARGE).to_numpy(zero_copy_only=False)
+            large &= bad
+            found.append((large, col.name, "reject.amount_too_large"))
+            bad &= ~large
         found.append((bad & ~blank, col.name, "reject.bad_amount"))
         return cents, found
     if col.kind == Kind.CARDS:

@@ -15,6 +15,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..money import AMOUNT_DIGITS
+
 __all__ = ["Kind", "PotLuckHand", "PotLuckRound", "ROUND_MODELS", "columns_of", "Column", "partners"]
 
 
@@ -29,8 +31,12 @@ class Kind:
     CHOICE = "choice"  # one of a few words (``x-choices``), read as its index in them
 
 
-MONEY_PATTERN = r"^[0-9]{1,13}([.,][0-9]{1,2})?$"
-SIGNED_MONEY_PATTERN = r"^-?[0-9]{1,13}([.,][0-9]{1,2})?$"
+# Up to 13 integer digits, of which at most AMOUNT_DIGITS after the leading zeros (the first
+# 13 - AMOUNT_DIGITS of a longer one are zeros): no amount above S/ 999 999 999.99, the largest
+# the audit's int64 arithmetic takes (see ``money``).
+_AMOUNT = rf"0{{0,{13 - AMOUNT_DIGITS}}}[0-9]{{1,{AMOUNT_DIGITS}}}([.,][0-9]{{1,2}})?$"
+MONEY_PATTERN = "^" + _AMOUNT
+SIGNED_MONEY_PATTERN = "^-?" + _AMOUNT
 CARDS_PATTERN = r"^\s*((10|[2-9TJQKAtjqka])[SHDCshdc♠♥♦♣]\s*)*$"
 
 

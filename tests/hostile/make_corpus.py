@@ -151,6 +151,9 @@ def main() -> None:
     write("impossible_cards.csv", csv_text([CLEAN[0], {**CLEAN[1], "cards": "JK 7D"}, CLEAN[2],
                                             {**CLEAN[3], "dealer_cards": "1X 7C"}]))
     write("negative_amounts.csv", csv_text([{**CLEAN[0], "bet": "-10.00"}, *CLEAN[1:]]))
+    # Above S/ 999 999 999.99, the largest amount the audit's int64 arithmetic takes.
+    write("amounts_too_large.csv", csv_text([{**CLEAN[0], "bet": "1000000000.00"}, CLEAN[1], CLEAN[2],
+                                             {**CLEAN[3], "net_main": "12345678901234567890"}]))
     write("non_numeric_amounts.csv", csv_text([{**CLEAN[0], "bet": "ten"}, CLEAN[1], CLEAN[2],
                                                {**CLEAN[3], "net_main": "1.000,00"}]))
     write("duplicated_round_id.csv", csv_text(CLEAN + [CLEAN[0]]))
