@@ -16,21 +16,29 @@ from .arrowtext import as_large_string, buffers
 from .compiled import kernel, load8
 
 __all__ = ["parse_money", "cents_to_decimal", "cents_text", "format_soles", "decimal_to_cents",
-           "AMOUNT_DIGITS", "LARGEST_CENTS", "LARGEST_AMOUNT", "TOO_LARGE"]
+           "AMOUNT_DIGITS", "LARGEST_CENTS", "LARGEST_AMOUNT", "LARGEST_RATIO", "TOO_LARGE"]
 
-# The largest amount the audit takes. It is a data engineer's bound, not the directives' (no
-# text caps an amount): amounts are int64 céntimos, which wrap around silently past
-# 9.22 × 10^18, and the audit multiplies a stake by a posted ratio and by
+# The largest amount and ratio the audit takes. They are a data engineer's bounds, not the
+# directives' (no text caps an amount or a ratio): amounts are int64 céntimos, which wrap around
+# silently past 9.22 × 10^18, and the audit multiplies a stake by a posted ratio and by
 # ``games.blackjack.SCALE`` (10: tenths of a céntimo) and sums what a round's rows are due and paid.
-# An amount has at most 9 integer digits (leading zeros aside): S/ 999 999 999,99, about 10^11
-# céntimos. A table's largest posted bet is some thousands of soles (S/ 1 500 at the sample
-# hall's VIP table), and a royal flush on S/ 10 000 at 1 000 to 1 pays S/ 10 000 000. (The 13
-# digits taken before let a bonus bet's due at Let It Ride's 20 000 to 1 wrap around: 2 × 10^19.)
-# A chunk's column sums (``wagered``) stay inside int64 for 9 × 10^7 rows (a chunk is some
-# 300 000); a report's totals are Decimal, of no bound.
+#
+# - An amount has at most 9 integer digits (leading zeros aside): S/ 999 999 999,99, about
+#   10^11 céntimos. A table's largest posted bet is some thousands of soles (S/ 1 500 at the
+#   sample hall's VIP table), and a royal flush on S/ 10 000 at 1 000 to 1 pays S/ 10 000 000.
+#   (The 13 digits taken before let a bonus bet's due at Let It Ride's 20 000 to 1 wrap around.)
+# - A posted ratio, and each term of ``bj_pays``, is at most 100 000 (to 1): the largest of the
+#   published tables the audit knows is that bonus royal's 20 000.
+# - A posted limit or stake is an amount (at most S/ 999 999 999,99); a commission is at most
+#   100 % (``profiles``).
+#
+# So one bet's due is at most 10^11 × 10 × 10^5 = 10^17, a 92nd of int64, and a row's four
+# bets' 4 × 10^17. A chunk's column sums (``wagered``) stay inside int64 for 9 × 10^7 rows (a
+# chunk is some 300 000); a report's totals are Decimal, of no bound.
 AMOUNT_DIGITS = 9
 LARGEST_CENTS = 10 ** (AMOUNT_DIGITS + 2) - 1
 LARGEST_AMOUNT = Decimal(LARGEST_CENTS) / 100
+LARGEST_RATIO = 100_000
 
 # The text of an amount: up to 13 integer digits (leading zeros count), a comma accepted as
 # the decimal mark (Spanish-locale spreadsheets) when no dot is present; its value at most

@@ -18,11 +18,12 @@ from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, field_validator,
-                      model_validator)
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError,
+                      field_validator, model_validator)
 
 from .config_errors import ConfigError, Day, read_toml, refused, validation_problems
 from .logs.files import path_text
+from .money import LARGEST_AMOUNT, LARGEST_RATIO
 
 __all__ = ["ProfileBase", "PotLuckProfile", "PROFILE_MODELS", "ProfileError", "load_profiles",
            "ProfileSet", "default_profile", "register_profile_model"]
@@ -47,6 +48,40 @@ def _no_bool_or_float(value):
     return value
 
 
+# Amounts and ratios are bounded where the audit's int64 arithmetic stays exact (the reasoning is
+# in ``money``): a limit or stake no log could state, or a ratio far above any published table's
+# (a payment limit of S/ 10^16, a royal flush at 10^18 to 1: both wrapped around into findings of
+# wrong amounts), is a profile mistake, refused with the bound.
+def _an_amount(value: Decimal) -> Decimal:
+    if value > LARGEST_AMOUNT:
+        raise refused("config.amount_too_large", le=LARGEST_AMOUNT)
+    return value
+
+
+def _a_ratio(value: int) -> int:
+    if value > LARGEST_RATIO:
+        raise refused("config.ratio_too_large", le=LARGEST_RATIO)
+    return value
+
+
+def _not_zero(key: str):
+    """A table's maximum bet, that of a bet the round is made of (Triple Shot's three, Art. 1 g),
+    or a payment limit of 0 takes no bet or pays no prize: every round would be a finding, so it
+    is a profile mistake (0 for "no limit", as some systems write it), not a posting. A side
+    bet's maximum (the pool, the bonus) may be 0: the table does not take that bet."""
+    def check(value: Decimal) -> Decimal:
+        if value == 0:
+            raise refused(key)
+        return value
+    return AfterValidator(check)
+
+
+Amount = Annotated[Decimal, Field(ge=0, decimal_places=2), AfterValidator(_an_amount)]
+MaxBet = Annotated[Amount, _not_zero("config.max_bet_zero")]
+PaymentLimit = Annotated[Amount, _not_zero("config.payment_limit_zero")]
+Ratio = Annotated[int, Strict(), Field(ge=0), AfterValidator(_a_ratio)]
+
+
 class ProfileBase(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -57,9 +92,9 @@ class ProfileBase(BaseModel):
     tables: tuple[str, ...] = ()
     valid_from: Day | None = None
     valid_until: Day | None = None
-    min_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    max_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    payment_limit: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    min_bet: Amount | None = None
+    max_bet: MaxBet | None = None
+    payment_limit: PaymentLimit | None = None
 
     # Bets whose limits, where not posted, are the table's min_bet / max_bet (see each game's
     # check_bet_limits).
@@ -103,8 +138,8 @@ class PotLuckProfile(ProfileBase):
     # finding (PLB-POSTED-COMMISSION), so the model accepts it rather than refusing it.
     pool_commission_pct: Decimal = Field(default=Decimal("5"), ge=0, le=100, decimal_places=2)
     pool_tie: Literal["split", "carry_over"] = "split"
-    min_pool_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    max_pool_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    min_pool_bet: Amount | None = None
+    max_pool_bet: Amount | None = None
 
 
 class LetItRidePaytable(BaseModel):
@@ -112,30 +147,30 @@ class LetItRidePaytable(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    royal_flush: Whole = Field(default=1000, ge=0)
-    straight_flush: Whole = Field(default=200, ge=0)
-    four_of_a_kind: Whole = Field(default=50, ge=0)
-    full_house: Whole = Field(default=11, ge=0)
-    flush: Whole = Field(default=8, ge=0)
-    straight: Whole = Field(default=5, ge=0)
-    three_of_a_kind: Whole = Field(default=3, ge=0)
-    two_pair: Whole = Field(default=2, ge=0)
-    one_pair: Whole = Field(default=1, ge=0)
+    royal_flush: Ratio = 1000
+    straight_flush: Ratio = 200
+    four_of_a_kind: Ratio = 50
+    full_house: Ratio = 11
+    flush: Ratio = 8
+    straight: Ratio = 5
+    three_of_a_kind: Ratio = 3
+    two_pair: Ratio = 2
+    one_pair: Ratio = 1
 
 
 class LetItRideBonusTable(LetItRidePaytable):
     """[STANDARD] Bonus side bet ratios per unit of the fixed stake (a published table:
     royal 20,000 … two pair 6, nothing for a pair)."""
 
-    royal_flush: Whole = Field(default=20000, ge=0)
-    straight_flush: Whole = Field(default=2000, ge=0)
-    four_of_a_kind: Whole = Field(default=100, ge=0)
-    full_house: Whole = Field(default=75, ge=0)
-    flush: Whole = Field(default=50, ge=0)
-    straight: Whole = Field(default=25, ge=0)
-    three_of_a_kind: Whole = Field(default=9, ge=0)
-    two_pair: Whole = Field(default=6, ge=0)
-    one_pair: Whole = Field(default=0, ge=0)
+    royal_flush: Ratio = 20000
+    straight_flush: Ratio = 2000
+    four_of_a_kind: Ratio = 100
+    full_house: Ratio = 75
+    flush: Ratio = 50
+    straight: Ratio = 25
+    three_of_a_kind: Ratio = 9
+    two_pair: Ratio = 6
+    one_pair: Ratio = 0
 
 
 class LetItRideProfile(ProfileBase):
@@ -145,7 +180,7 @@ class LetItRideProfile(ProfileBase):
     # finding (LIR-PAYTABLE), so the model accepts any rank rather than refusing it.
     min_pair: Literal["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"] = "T"
     bonus: LetItRideBonusTable = LetItRideBonusTable()
-    bonus_stake: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    bonus_stake: Amount | None = None
     # Art. 2 c: one deck, or two decks of different back colours used alternately.
     decks_per_table: Annotated[Literal[1, 2], BeforeValidator(_no_bool_or_float)] = 1
 
@@ -161,41 +196,41 @@ class TripleShotCaribbeanTable(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    royal_flush: Whole = Field(default=100, ge=0)
-    straight_flush: Whole = Field(default=50, ge=0)
-    four_of_a_kind: Whole = Field(default=20, ge=0)
-    full_house: Whole = Field(default=7, ge=0)
-    flush: Whole = Field(default=5, ge=0)
-    straight: Whole = Field(default=4, ge=0)
-    three_of_a_kind: Whole = Field(default=3, ge=0)
-    two_pair: Whole = Field(default=2, ge=0)
-    one_pair: Whole = Field(default=1, ge=0)
-    high_card: Whole = Field(default=1, ge=0)
+    royal_flush: Ratio = 100
+    straight_flush: Ratio = 50
+    four_of_a_kind: Ratio = 20
+    full_house: Ratio = 7
+    flush: Ratio = 5
+    straight: Ratio = 4
+    three_of_a_kind: Ratio = 3
+    two_pair: Ratio = 2
+    one_pair: Ratio = 1
+    high_card: Ratio = 1
 
 
 class TripleShotPaytable(TripleShotCaribbeanTable):
     """[STANDARD] Póker bet paid on the player's hand alone (poker_mode = paytable); a pair
     pays from ``min_pair`` up (default queens)."""
 
-    straight_flush: Whole = Field(default=30, ge=0)
-    four_of_a_kind: Whole = Field(default=15, ge=0)
-    high_card: Whole = Field(default=0, ge=0)
+    straight_flush: Ratio = 30
+    four_of_a_kind: Ratio = 15
+    high_card: Ratio = 0
 
 
 class TripleShotBonusTable(TripleShotCaribbeanTable):
     """[STANDARD] Bonus (Pago Agregado) ratios per unit of the bonus bet, paid on the
     player's best five of six; categories paying 0 lose the bet."""
 
-    royal_flush: Whole = Field(default=1000, ge=0)
-    straight_flush: Whole = Field(default=200, ge=0)
-    four_of_a_kind: Whole = Field(default=50, ge=0)
-    full_house: Whole = Field(default=20, ge=0)
-    flush: Whole = Field(default=15, ge=0)
-    straight: Whole = Field(default=10, ge=0)
-    three_of_a_kind: Whole = Field(default=5, ge=0)
-    two_pair: Whole = Field(default=0, ge=0)
-    one_pair: Whole = Field(default=0, ge=0)
-    high_card: Whole = Field(default=0, ge=0)
+    royal_flush: Ratio = 1000
+    straight_flush: Ratio = 200
+    four_of_a_kind: Ratio = 50
+    full_house: Ratio = 20
+    flush: Ratio = 15
+    straight: Ratio = 10
+    three_of_a_kind: Ratio = 5
+    two_pair: Ratio = 0
+    one_pair: Ratio = 0
+    high_card: Ratio = 0
 
 
 class TripleShotProfile(ProfileBase):
@@ -213,14 +248,14 @@ class TripleShotProfile(ProfileBase):
     bonus: TripleShotBonusTable = TripleShotBonusTable()
     # Limits of each bet; a bet without its own limit uses min_bet / max_bet.
     FALL_BACK_TO_TABLE_LIMITS: ClassVar[tuple[str, ...]] = ("war", "bj", "poker")
-    min_war_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    max_war_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    min_bj_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    max_bj_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    min_poker_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    max_poker_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    min_bonus_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
-    max_bonus_bet: Decimal | None = Field(default=None, ge=0, decimal_places=2)
+    min_war_bet: Amount | None = None
+    max_war_bet: MaxBet | None = None
+    min_bj_bet: Amount | None = None
+    max_bj_bet: MaxBet | None = None
+    min_poker_bet: Amount | None = None
+    max_poker_bet: MaxBet | None = None
+    min_bonus_bet: Amount | None = None
+    max_bonus_bet: Amount | None = None
 
     @field_validator("bj_pays")
     @classmethod
@@ -234,6 +269,8 @@ class TripleShotProfile(ProfileBase):
             raise refused("config.bj_pays_per", paid=paid, per=per)
         if paid < 1:
             raise refused("config.bj_pays_paid", paid=paid, per=per)
+        if max(paid, per) > LARGEST_RATIO:  # (the bound of the pay tables' ratios, see _a_ratio)
+            raise refused("config.bj_pays_too_large", paid=paid, per=per, le=LARGEST_RATIO)
         return pays
 
 

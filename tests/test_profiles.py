@@ -160,6 +160,115 @@ def test_ratios_and_limits_a_table_may_post_are_read(tmp_path, game, text, field
     assert value == want
 
 
+# The bounds where the audit's int64 arithmetic stays exact (auditor/money.py): an amount of a
+# limit or stake above S/ 999,999,999.99, a ratio above 100,000 to 1. A payment limit of S/ 10^16
+# (10^18 céntimos) was read, and times the audit's SCALE wrapped around: every round won was a
+# false PLB-PAY-CAPPED finding of S/ 9,999,999,999,999,990 short; a royal flush at 10^18 to 1
+# was a finding of a negative amount due, at 10^20 to 1 the pay rules ended in an error.
+AMOUNT_FIELDS = [("pot-luck-blackjack", f) for f in ("min_bet", "max_bet", "payment_limit", "min_pool_bet",
+                                                     "max_pool_bet")] + [
+    ("let-it-ride", f) for f in ("min_bet", "max_bet", "payment_limit", "bonus_stake")] + [
+    ("triple-shot", f) for f in ("min_bet", "max_bet", "payment_limit", "min_war_bet", "max_war_bet", "min_bj_bet",
+                                 "max_bj_bet", "min_poker_bet", "max_poker_bet", "min_bonus_bet", "max_bonus_bet")]
+RATIO_FIELDS = [("let-it-ride", "paytable", "royal_flush"), ("let-it-ride", "paytable", "one_pair"),
+                ("let-it-ride", "bonus", "royal_flush"), ("triple-shot", "caribbean", "royal_flush"),
+                ("triple-shot", "paytable", "high_card"), ("triple-shot", "bonus", "straight")]
+
+
+@pytest.mark.parametrize("game, field", AMOUNT_FIELDS)
+def test_a_limit_above_the_largest_amount_is_refused_and_the_largest_read(tmp_path, game, field):
+    from auditor.money import LARGEST_AMOUNT
+
+    for above in ('"1000000000.00"', '"10000000000000000"', '"1e30"', "1e300"):
+        error = refusal(tmp_path, f'id = "x"\ngame = "{game}"\n{field} = {above}\n')
+        assert [(f, k, p["le"]) for f, k, p in error.problems] == [(field, "config.amount_too_large", "999999999.99")]
+    path = tmp_path / "p.toml"
+    path.write_text(f'id = "x"\ngame = "{game}"\n{field} = "999999999.99"\n', encoding="utf-8")
+    (profile,) = load_profiles([path])
+    assert getattr(profile, field) == LARGEST_AMOUNT and profile.cents(field) == 99_999_999_999
+
+
+@pytest.mark.parametrize("game, table, field", RATIO_FIELDS)
+def test_a_ratio_above_the_largest_is_refused_and_the_largest_read(tmp_path, game, table, field):
+    for above in ("100001", "1000000000000000000", "100000000000000000000"):
+        error = refusal(tmp_path, f'id = "x"\ngame = "{game}"\n{table} = {{ {field} = {above} }}\n')
+        assert [(f, k, p["le"]) for f, k, p in error.problems] == [(f"{table}.{field}", "config.ratio_too_large",
+                                                                   "100000")]
+    path = tmp_path / "p.toml"
+    path.write_text(f'id = "x"\ngame = "{game}"\n{table} = {{ {field} = 100000 }}\n', encoding="utf-8")
+    (profile,) = load_profiles([path])
+    assert getattr(getattr(profile, table), field) == 100_000
+
+
+@pytest.mark.parametrize("pays", ["[100001, 1]", "[3, 100001]", "[1000000000000000000000, 2]"])
+def test_a_black_jack_ratio_of_terms_above_the_largest_is_refused(tmp_path, pays):
+    error = refusal(tmp_path, f'id = "x"\ngame = "triple-shot"\nbj_pays = {pays}\n')
+    assert [(f, k) for f, k, _ in error.problems] == [("bj_pays", "config.bj_pays_too_large")]
+    assert error.text("en") == (f"{tmp_path / 'p.toml'}: invalid values (bj_pays: {pays}: each number must be at most "
+                                "100000, as a pay table's ratio (3 to 2 is [3, 2]))")
+    assert error.text("es") == (f"{tmp_path / 'p.toml'}: valores no válidos (bj_pays: {pays}: cada número debe ser "
+                                "como mucho 100000, como la proporción de una tabla de pagos (3 a 2 es [3, 2]))")
+    path = tmp_path / "p.toml"
+    path.write_text('id = "x"\ngame = "triple-shot"\nbj_pays = [100000, 99999]\n', encoding="utf-8")
+    assert load_profiles([path])[0].bj_pays == (100_000, 99_999)
+
+
+def test_a_bound_is_said_with_the_field_and_the_profile_in_both_languages(tmp_path):
+    text = ('[[profile]]\nid = "ts-sala"\ngame = "triple-shot"\n'
+            '[[profile]]\nid = "ts-vip"\ngame = "triple-shot"\ntables = ["TS-01"]\npayment_limit = "1e16"\n'
+            'bonus = { royal_flush = 250000 }\n')
+    error = refusal(tmp_path, text)
+    where = tmp_path / "p.toml"
+    assert error.text("en") == (
+        f"{where}: profile ts-vip: invalid values (payment_limit: must be at most 999999999.99, the largest amount a "
+        "log may state, which the audit's 64-bit arithmetic holds exactly, not «1e16»; bonus.royal_flush: must be at "
+        "most 100000 to 1, the largest ratio the audit's 64-bit arithmetic holds exactly with any amount (the largest "
+        "of the published tables it knows is 20000, Let It Ride's bonus royal), not «250000»)")
+    assert error.text("es") == (
+        f"{where}: perfil ts-vip: valores no válidos (payment_limit: debe ser como mucho 999999999.99, el mayor "
+        "importe que puede dar un registro, que la aritmética de 64 bits de la auditoría calcula con exactitud, no "
+        "«1e16»; bonus.royal_flush: debe ser como mucho 100000 a 1, la mayor proporción que la aritmética de 64 bits "
+        "de la auditoría calcula con exactitud con cualquier importe (la mayor de las tablas publicadas que conoce es "
+        "20000, el royal del bono de Let It Ride), no «250000»)")
+
+
+@pytest.mark.parametrize("game, field, key", [
+    ("pot-luck-blackjack", "max_bet", "config.max_bet_zero"),
+    ("pot-luck-blackjack", "payment_limit", "config.payment_limit_zero"),
+    ("let-it-ride", "max_bet", "config.max_bet_zero"),
+    ("let-it-ride", "payment_limit", "config.payment_limit_zero"),
+    ("triple-shot", "max_bet", "config.max_bet_zero"),
+    ("triple-shot", "payment_limit", "config.payment_limit_zero"),
+    ("triple-shot", "max_war_bet", "config.max_bet_zero"),
+    ("triple-shot", "max_bj_bet", "config.max_bet_zero"),
+    ("triple-shot", "max_poker_bet", "config.max_bet_zero"),
+])
+def test_a_maximum_bet_or_payment_limit_of_0_is_refused(tmp_path, game, field, key):
+    """A maximum of 0 (written for "no limit", say) made every round with a bet a bet-limit
+    finding, a payment limit of 0 every round won a pay-limit finding."""
+    for zero in ('"0"', '"0.00"', "0", "0.0"):
+        error = refusal(tmp_path, f'id = "x"\ngame = "{game}"\n{field} = {zero}\n')
+        assert [(f, k) for f, k, _ in error.problems] == [(field, key)]
+    what = "a maximum of 0 takes no bet, and every round with one" if key == "config.max_bet_zero" else \
+        "a payment limit of 0 pays no prize, and every round won"
+    assert error.text("en").endswith(f"invalid values ({field}: cannot be 0: {what} would be a finding; if the table "
+                                     f"posts no {'maximum' if 'bet' in key else 'payment limit'}, leave the field out)")
+    assert error.text("es").startswith(f"{tmp_path / 'p.toml'}: valores no válidos ({field}: no puede ser 0: ")
+
+
+@pytest.mark.parametrize("game, field", [
+    ("pot-luck-blackjack", "min_bet"), ("pot-luck-blackjack", "min_pool_bet"), ("pot-luck-blackjack", "max_pool_bet"),
+    ("let-it-ride", "min_bet"), ("let-it-ride", "bonus_stake"), ("triple-shot", "min_bet"),
+    ("triple-shot", "min_war_bet"), ("triple-shot", "min_bonus_bet"), ("triple-shot", "max_bonus_bet"),
+])
+def test_a_minimum_or_a_side_bets_maximum_may_be_0(tmp_path, game, field):
+    """A minimum of 0 posts none; a side bet's maximum (the pool, the bonus) or Let It Ride's
+    bonus stake of 0 is a table that does not take that bet, a bet placed there a finding."""
+    path = tmp_path / "p.toml"
+    path.write_text(f'id = "x"\ngame = "{game}"\n{field} = "0"\n', encoding="utf-8")
+    assert getattr(load_profiles([path])[0], field) == 0
+
+
 def test_the_sample_profiles_still_load():
     assert len(load_profiles([ROOT / "profiles"])) == 6
     assert t("config.whole", "en", value="true")
