@@ -33,8 +33,11 @@ __all__ = ["parse_money", "cents_to_decimal", "cents_text", "format_soles", "dec
 #   100 % (``profiles``).
 #
 # So one bet's due is at most 10^11 × 10 × 10^5 = 10^17, a 92nd of int64, and a row's four
-# bets' 4 × 10^17. A chunk's column sums (``wagered``) stay inside int64 for 9 × 10^7 rows (a
-# chunk is some 300 000); a report's totals are Decimal, of no bound.
+# bets' 4 × 10^17. A round holds at most 10 000 rows (the seat numbers read; Pot Luck's 9 seats
+# × 16 hands): what its rows were paid, 4 × 10^12 each in tenths, sums inside; what they are
+# due is summed each row capped (``checks.base.capped_rounds``). A chunk's column sums
+# (``wagered``) stay inside for 9 × 10^7 rows (a chunk is some 300 000); a report's totals are
+# Decimal, of no bound.
 AMOUNT_DIGITS = 9
 LARGEST_CENTS = 10 ** (AMOUNT_DIGITS + 2) - 1
 LARGEST_AMOUNT = Decimal(LARGEST_CENTS) / 100

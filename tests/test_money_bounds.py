@@ -87,3 +87,49 @@ round_id,dealer_cards,seat,cards,actions,bet,insurance,net_main,net_insurance
     result = audit([log], profiles=[PROFILE_MODELS[game](id="most", payment_limit=MOST, **posted)])
     code = {"let-it-ride": "LIR", "triple-shot": "TS", "pot-luck-blackjack": "PLB"}[game] + "-PAY-CAPPED"
     assert found(result)[code] == (MOST, "0.00", soles(-LARGEST_CENTS))
+
+
+# --- a round's sums ------------------------------------------------------------------------
+# A Let It Ride or Triple Shot round may hold 10,000 seats (the seat numbers read). At the
+# largest amounts and ratios one Let It Ride row is due 4 × 10^16 céntimos, one Triple Shot row
+# 3 × 10^17 tenths: what 300 or 40 such rows were due wrapped around int64 to a negative sum,
+# and a round due far more than the payment limit was judged as one within it (no
+# …-PAY-CAPPED finding, each bet's full due an impact).
+
+def _seats(game: str, n: int) -> str:
+    if game == "let-it-ride":
+        head = "round_id,community_cards,seat,cards,bet_1,bet_2,bet_dollar,net_1,net_2,net_dollar,bonus_bet,net_bonus"
+        row = f"JS TS,{{}},AS KS QS,{MOST},{MOST},{MOST},0,0,0,{MOST},0"
+    else:
+        head = ("round_id,dealer_cards,dealer_bj_count,seat,cards,actions,bet_war,bet_bj,bet_poker,bonus_bet,"
+                "net_war,net_bj,net_poker,net_bonus")
+        row = f"4D 4C 9D 7C 5D 8H,3,{{}},AS KS QS JS TS 2C,S,{MOST},{MOST},{MOST},{MOST},0,0,0,0"
+    return "\n".join([head] + [f"1,{row.format(seat)}" for seat in range(1, n + 1)])
+
+
+@pytest.mark.parametrize("game, seats, scale", [("let-it-ride", 300, 1), ("let-it-ride", 10_000, 1),
+                                                ("triple-shot", 40, SCALE)])
+def test_a_round_of_many_rows_due_the_most_is_over_the_payment_limit(tmp_path: Path, game, seats, scale):
+    rows, posted, dues = ROYAL[game]
+    log = write_log(game, _seats(game, seats), tmp_path / "many.csv")
+    assert seats * sum(dues.values()) * scale > 2**63 - 1  # (the round's due, in Python's int)
+    result = audit([log], profiles=[PROFILE_MODELS[game](id="most", payment_limit=MOST, **posted)])
+    assert result.inputs[0].records_audited == seats
+    prefix = {"let-it-ride": "LIR", "triple-shot": "TS"}[game]
+    assert found(result)[f"{prefix}-PAY-CAPPED"] == (MOST, "0.00", soles(-LARGEST_CENTS))
+    # (each winning bet of a capped round may be paid less than due: a bound, of no impact)
+    assert {f.impact for f in result.findings.itertuples() if f.code == f"{prefix}-BONUS"} == {None}
+
+
+def test_a_pool_of_the_largest_bets_of_every_seat_is_taken_its_commission_exactly(tmp_path: Path):
+    """Pot Luck's round holds at most 9 seats: its pool of their largest bets, times the basis
+    points of the commission, stays inside int64; commission and cap as Python's int gives them."""
+    rows = "\n".join(["round_id,dealer_cards,seat,cards,actions,bet,pool_bet,net_main,pool_paid"]
+                     + [f"1,TH 7C,{seat},9S 7D,S,10.00,{MOST},-10.00,0" for seat in range(1, 10)])
+    log = write_log("pot-luck-blackjack", rows, tmp_path / "pool.csv")
+    result = audit([log], profiles=[PROFILE_MODELS["pot-luck-blackjack"](id="pool", pool_commission_pct="4.99")])
+    total = 9 * LARGEST_CENTS
+    paid = total - total * 499 // 10_000  # (the commission truncated to the céntimo)
+    got = found(result)
+    assert got["PLB-POOL-COMMISSION"] == (soles(paid), "0.00", soles(-paid))
+    assert got["PLB-POOL-CAP"] == (soles(total * 5 // 100), soles(total), None)

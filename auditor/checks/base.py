@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from ..cards import cards_text
 from ..compiled import kernel
-from ..money import cents_text
+from ..money import LARGEST_CENTS, cents_text
 from ..rowwise import frame_rows, rows_text
 
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
@@ -492,6 +492,13 @@ def capped_rounds(ctx: GameContext, won: np.ndarray, scale: int = 1) -> np.ndarr
     """Rounds whose winnings due (``won``: what each hand row wins, céntimos × ``scale``)
     exceed the posted payment limit; none where the profile posts no limit."""
     limit = ctx.param("payment_limit", cents=True)
+    # Each row counted up to a céntimo above the largest limit (money.LARGEST_CENTS), which it
+    # alone then exceeds: whether the sum does is unchanged, and the sum stays inside int64. A
+    # row is due up to 3 × 10^17 (Triple Shot at the largest amounts and ratios), and a round of
+    # Let It Ride or Triple Shot may hold 10 000 seats (the seat numbers read): the sum of a
+    # few dozen such rows wrapped around to a negative one, a round due far more than the limit
+    # judged as within it.
+    won = np.minimum(won, (LARGEST_CENTS + 1) * scale)
     return (limit >= 0) & (group_sum(won, ctx.rid, ctx.n_rounds) > limit * scale)
 
 
