@@ -506,29 +506,18 @@ def _first_rows(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return order[np.cumsum(counts) - counts], of_round
 
 
-# What a chunk's rounds are told by, and their rows placed by, as ``add`` needs them beside
-# the rows it audits (see _add_round_keys, _examine).
-_KEYS = ("table_id", "round_id", "started_at", "_file", "_line", "_record", "_rkey", "_tcode", "_rcode", "_round")
-
-
 @dataclass
 class _Prepared:
-    """A chunk typed and examined (``_GameRun.prepare``), waiting to be audited: what it
-    says of itself, and what it would leave to audit were none of its rounds seen before."""
+    """A chunk typed and examined (``_GameRun.prepare``), waiting to be audited."""
 
-    df: pd.DataFrame  # the chunk's rows (only their ``_KEYS`` where ``accepted`` is a copy)
-    rejects: pd.DataFrame  # the rows refused for a fault of their own
-    refused: pd.DataFrame | None  # the other rows of their rounds (see _refused_rounds)
-    in_bad_round: np.ndarray
-    accepted: HandTable  # the rows of the other rounds, in the audit's order
-    records: dict[str, int]  # of ``accepted``, per file
+    table: HandTable
+    rejects: pd.DataFrame
     card_faults: pd.DataFrame  # see _card_faults
-    parsed: np.ndarray  # rows whose every field parsed
-    own: np.ndarray  # rows with a fault of their own, or next to a row without ids
-    near: np.ndarray  # see _next_to_unnamed
-    near_cause: np.ndarray
-    rounds: tuple[np.ndarray, np.ndarray]  # see _round_hashes
-    parts: np.ndarray | None  # see _examine
+    problems: list  # what the rows and rounds say of themselves, and the rest: see _examine
+    parsed: np.ndarray
+    order: np.ndarray
+    rounds: tuple[np.ndarray, np.ndarray]
+    parts: np.ndarray | None
 
 
 class _GameRun:
@@ -572,11 +561,10 @@ class _GameRun:
         return True
 
     def prepare(self, frame: pa.Table | None) -> _Prepared:
-        """A chunk's rows typed, what they say of themselves (``_examine``), and the rows
-        of its rounds that they leave to audit, gathered. Pure, so it runs in either thread
-        (see ``_read_ahead``): mostly in the reader, while the chunk before is audited. (The
-        rest of a chunk's work, which depends on the chunks before it, is the auditing
-        thread's, in ``add``.)"""
+        """A chunk's rows typed, and what they say of themselves (``_examine``). Pure, so
+        it runs in either thread (see ``_read_ahead``): mostly in the reader, while the chunk
+        before is audited. (The rest of a chunk's work, which depends on the chunks before
+        it, is the auditing thread's, in ``add``.)"""
         p, game = self.plugin, self.game
         if frame is None:
             frame = _empty_frame(game)
@@ -585,28 +573,8 @@ class _GameRun:
         card_rows = _row_mask(card_rejects, len(frame))
         card_text = _card_text(frame, table, card_rows, card_rejects)
         del frame  # its strings are freed as soon as they are typed
-        problems, parsed, order, rounds, parts = self._examine(table, rejects)
-        df = table.df
-        own = ~parsed  # rows with a fault of their own
-        for mask, _, _ in problems:
-            own |= mask
-        # The rounds a row without a readable table or round id may belong to are not audited
-        # (``_next_to_unnamed``): as if they had a fault of their own, so that a copy of one in
-        # another file is audited instead, whatever the chunks.
-        near, near_cause = _next_to_unnamed(df, rejects, self.line_rounds)
-        if len(near):
-            own |= np.isin(df["_rkey"].to_numpy(), df["_rkey"].to_numpy()[near])
-        rejects = pd.concat([rejects, _with_values(collect_rejects(df, problems), df)], ignore_index=True)
-        # What the chunk refuses by itself, and the rows it leaves, gathered here, in either
-        # thread: a round seen in an earlier chunk (``add``) is rare, and only then are the
-        # rounds refused and the rows gathered again.
-        refused, in_bad_round = _refused_rounds(df, rejects, near, near_cause)
-        accepted = _select(table, order[~in_bad_round[order]])
-        card_faults = _card_faults(df, card_text, card_rows)
-        if accepted.df is not df:  # the rows' own values are now a copy: only the keys are kept
-            df = df[list(_KEYS)]
-        return _Prepared(df, rejects, refused, in_bad_round, accepted, _records_per_file(accepted.df),
-                         card_faults, parsed, own, near, near_cause, rounds, parts)
+        examined = self._examine(table, rejects)
+        return _Prepared(table, rejects, _card_faults(table.df, card_text, card_rows), *examined)
 
     def _examine(self, table: HandTable, rejects: pd.DataFrame):
         """What a chunk's rows and rounds say of themselves: (problems as (rows, field,
@@ -629,26 +597,39 @@ class _GameRun:
                 _audit_order(table.df, first[of_round]), _round_hashes(table.df, first, of_round), parts)
 
     def add(self, prepared: _Prepared) -> None:
-        p, game, pr = self.plugin, self.game, prepared
-        df, parsed, own, rounds, parts = pr.df, pr.parsed, pr.own, pr.rounds, pr.parts
-        rejects, in_bad_round, accepted, records = pr.rejects, pr.in_bad_round, pr.accepted, pr.records
-        card_faults = pr.card_faults
+        p, game = self.plugin, self.game
+        table, rejects, card_faults = prepared.table, prepared.rejects, prepared.card_faults
+        problems, parsed, order, rounds, parts = (prepared.problems, prepared.parsed, prepared.order,
+                                                  prepared.rounds, prepared.parts)
+        del prepared
+        df = table.df
+        own = ~parsed  # rows with a fault of their own
+        for mask, _, _ in problems:
+            own |= mask
+        # The rounds a row without a readable table or round id may belong to are not audited
+        # (``_next_to_unnamed``): as if they had a fault of their own, so that a copy of one in
+        # another file is audited instead, whatever the chunks.
+        rkey, lines = df["_rkey"].to_numpy(), df["_line"].to_numpy()
+        near, near_cause = _next_to_unnamed(df, rejects, self.line_rounds)
+        if len(near):
+            own |= np.isin(rkey, rkey[near])
         # (one search of the rounds audited serves both: none is added in between)
         seen = _among(self.audited, rounds[0])
         repeat = self._repeats(df, rounds, parts, own, seen[0]) & parsed
-        if repeat.any():
-            rejects = pd.concat([rejects, _with_values(collect_rejects(df, [(repeat, "round_id", "reject.round_repeated")]), df)],
-                                ignore_index=True)
-            refused, in_bad_round = _refused_rounds(df, rejects, pr.near, pr.near_cause)
-            kept = np.flatnonzero(~in_bad_round[accepted.read_at if accepted.read_at is not None
-                                                else np.arange(len(accepted))])
-            accepted = _select(accepted, kept)
-            records = _records_per_file(accepted.df)
-        else:
-            refused = pr.refused
-        del prepared, pr
-        if refused is not None:
-            rejects = pd.concat([rejects, refused], ignore_index=True)
+        problems.append((repeat, "round_id", "reject.round_repeated"))
+        rejects = pd.concat([rejects, _with_values(collect_rejects(df, problems), df)], ignore_index=True)
+        bad_rows = _row_mask(rejects, len(df))
+        # A round is audited whole or not at all: its other rows are rejected too, each
+        # naming the first line that caused it; so are the rounds a row without a readable
+        # table or round id may belong to.
+        cause_keys, cause_lines = np.r_[rkey[bad_rows], rkey[near]], np.r_[lines[bad_rows], near_cause]
+        in_bad_round = np.isin(rkey, np.unique(cause_keys))
+        follow = in_bad_round & ~bad_rows
+        if follow.any():
+            cause = pd.Series(cause_lines).groupby(cause_keys).min()
+            extra = collect_rejects(df, [(follow, "", "reject.round_incomplete")])
+            extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
+            rejects = pd.concat([rejects, extra], ignore_index=True)
         audited = self._remember(df, rounds, ~in_bad_round, seen)
         for file, count in _rejected_records(df, rejects).items():
             self.rejected_records[file] = self.rejected_records.get(file, 0) + count
@@ -661,9 +642,10 @@ class _GameRun:
             # (by the codes: the column as Python strings would be 40 ms a chunk)
             files = df["_file"].astype("category").array
             self.refused_files.update(files.categories[np.unique(files.codes[blamed])].tolist())
-        for file, count in records.items():
+        accepted = _select(table, order[~in_bad_round[order]])
+        for file, count in _records_per_file(accepted.df).items():
             self.audited_records[file] = self.audited_records.get(file, 0) + count
-        del df
+        del table, df
         ctx = p.context(accepted, self.profiles, self._new_card_faults(card_faults), self.previous, gaps)
         violated = []
         unknown: dict[str, tuple[np.ndarray, set[str]] | None] = {}  # see _where_known
@@ -1215,27 +1197,9 @@ def _select(table: HandTable, rows: np.ndarray) -> HandTable:
     """The given rows (one gather for the frame and each matrix). When they are all the rows,
     in order (a chunk with no row rejected, as a clean log's are), nothing is gathered."""
     if len(rows) == len(table) and (rows == np.arange(len(rows))).all():
-        return HandTable(df=table.df, matrices=table.matrices, read_at=table.read_at)
-    return HandTable(df=frame_rows(table.df, rows), matrices={k: m.take(rows) for k, m in table.matrices.items()},
-                     read_at=rows if table.read_at is None else table.read_at[rows])
-
-
-def _refused_rounds(df: pd.DataFrame, rejects: pd.DataFrame, near: np.ndarray,
-                    near_cause: np.ndarray) -> tuple[pd.DataFrame | None, np.ndarray]:
-    """(the rejects of the rows not refused themselves in a round that has one refused, or
-    that a row without ids may belong to (``near``), each naming the first line that caused
-    it; the rows of those rounds). A round is audited whole or not at all."""
-    rkey, lines = df["_rkey"].to_numpy(), df["_line"].to_numpy()
-    bad_rows = _row_mask(rejects, len(df))
-    cause_keys, cause_lines = np.r_[rkey[bad_rows], rkey[near]], np.r_[lines[bad_rows], near_cause]
-    in_bad_round = np.isin(rkey, np.unique(cause_keys))
-    follow = in_bad_round & ~bad_rows
-    if not follow.any():
-        return None, in_bad_round
-    cause = pd.Series(cause_lines).groupby(cause_keys).min()
-    extra = collect_rejects(df, [(follow, "", "reject.round_incomplete")])
-    extra["detail"] = cause.reindex(rkey[follow]).astype(str).to_numpy()
-    return extra, in_bad_round
+        return HandTable(df=table.df, matrices=table.matrices)
+    return HandTable(df=frame_rows(table.df, rows),
+                     matrices={k: m.take(rows) for k, m in table.matrices.items()}, read_at=rows)
 
 
 # A card field the audit cannot read as the game's: a card outside the deck, or more cards than
