@@ -795,3 +795,40 @@ round_id,community_cards,seat,cards,net_1,net_2,net_dollar,bonus_bet,net_bonus
     for lang in ("es", "en"):  # (the message states the bound the code holds)
         assert str(LARGEST_AMOUNT) in t("reject.amount_too_large", lang)
         assert f" {AMOUNT_DIGITS} " in t("reject.amount_too_large", lang)
+
+
+def test_an_amount_above_the_largest_written_as_a_number_in_exponent_form_is_too_large(tmp_path):
+    """A JSON number of 10^16 or more reads as ``1e+16`` (Python's text of a float), and a
+    Parquet column of floats writes ``1e+10`` from 10^10 (Arrow's): such an amount was rejected
+    as "not a decimal in soles" where the same amount in digits is too large. It is too large
+    however it is written; an exponent that leaves the amount within the bound (``1e2``), or one
+    too small for céntimos, is still no amount of the format."""
+    rows = [hand("R1"), hand("R2", minute=1), hand("R3", minute=2), hand("R4", minute=3), hand("R5", minute=4)]
+    docs = []
+    for row, bet in zip(rows, ["10.00", 1e16, 1.2345678901234567e19, -1e16, 1e15]):
+        doc = {k: row[k] for k in HEADER[:6]}
+        doc["hands"] = [{k: row[k] for k in HEADER[6:]}]
+        doc["hands"][0]["bet"] = bet
+        if bet == -1e16:  # (a settlement is signed: a negative amount too large is too large)
+            doc["hands"][0]["bet"], doc["hands"][0]["net_main"] = "10.00", bet
+        docs.append(json.dumps(doc))
+    (tmp_path / "numbers.jsonl").write_text("\n".join(docs) + "\n", encoding="utf-8")
+    result = audit([tmp_path / "numbers.jsonl"])
+    assert _reasons(result) == [(2, "bet", "reject.amount_too_large"), (3, "bet", "reject.amount_too_large"),
+                                (4, "net_main", "reject.amount_too_large"), (5, "bet", "reject.amount_too_large")]
+    (item,) = result.inputs
+    assert (item.records_read, item.records_audited, item.records_rejected) == (5, 1, 4)
+    # A Parquet column of floats, as Arrow writes it as text: 1e+10, 1.5e+10, -1e+10.
+    table = pa.table({k: [r[k] for r in rows[:4]] for k in HEADER})
+    table = table.set_column(HEADER.index("bet"), "bet", pa.array([10.0, 1e10, 1.5e10, 10.0], pa.float64()))
+    table = table.set_column(HEADER.index("net_main"), "net_main", pa.array([10.0, 0.0, 0.0, -1e10], pa.float64()))
+    pq.write_table(table, tmp_path / "floats.parquet")
+    assert _reasons(audit([tmp_path / "floats.parquet"])) == [
+        (2, "bet", "reject.amount_too_large"), (3, "bet", "reject.amount_too_large"),
+        (4, "net_main", "reject.amount_too_large")]
+    # In a CSV, where no exponent is a spelling of the format: too large above the bound, not
+    # an amount below it.
+    log = write_log(tmp_path / "exp.csv", [hand("R1", bet="1e2"), hand("R2", minute=1, bet="1.5E+10"),
+                                           hand("R3", minute=2, bet="1e-7"), hand("R4", minute=3, bet="10.00")])
+    assert _reasons(audit([log])) == [(2, "bet", "reject.bad_amount"), (3, "bet", "reject.amount_too_large"),
+                                      (4, "bet", "reject.bad_amount")]

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from ..arrowtext import as_large_string, buffers
 from ..cards import MIN_WIDTH, CardMatrix, parse_cards, widen
 from ..compiled import kernel
-from ..money import TOO_LARGE, parse_money
+from ..money import parse_money, too_large
 from ..rowwise import columns_frame, count_per_row
 from .schema import Column, Kind, columns_of
 
@@ -337,7 +337,7 @@ def _typed(col: Column, arrow: pa.Array, letters: str):
                 bad &= ~negative
             # (an amount the audit's int64 arithmetic does not take: money.LARGEST_CENTS)
             large = np.zeros(len(bad), bool)
-            large[idx] = pc.match_substring_regex(text, TOO_LARGE).to_numpy(zero_copy_only=False)
+            large[idx] = too_large(text)
             large &= bad
             found.append((large, col.name, "reject.amount_too_large"))
             bad &= ~large
