@@ -12,7 +12,7 @@ built-in default of the game holds the standard values of ``docs/rules.md`` and 
 from __future__ import annotations
 
 from datetime import date
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
@@ -58,6 +58,18 @@ def _an_amount(value: Decimal) -> Decimal:
     return value
 
 
+def _infinity_too_large(value):
+    """TOML's ``inf`` (or "Infinity" as text), as a limit written for "no limit", is above the
+    bound: refused as such, with the bound (pydantic only said it was no finite number)."""
+    if isinstance(value, (float, str, Decimal)):
+        try:
+            if Decimal(str(value).strip()) == Decimal("Infinity"):
+                raise refused("config.amount_too_large", le=LARGEST_AMOUNT)
+        except InvalidOperation:
+            pass
+    return value
+
+
 def _a_ratio(value: int) -> int:
     if value > LARGEST_RATIO:
         raise refused("config.ratio_too_large", le=LARGEST_RATIO)
@@ -76,7 +88,8 @@ def _not_zero(key: str):
     return AfterValidator(check)
 
 
-Amount = Annotated[Decimal, Field(ge=0, decimal_places=2), AfterValidator(_an_amount)]
+Amount = Annotated[Decimal, Field(ge=0, decimal_places=2), BeforeValidator(_infinity_too_large),
+                   AfterValidator(_an_amount)]
 MaxBet = Annotated[Amount, _not_zero("config.max_bet_zero")]
 PaymentLimit = Annotated[Amount, _not_zero("config.payment_limit_zero")]
 Ratio = Annotated[int, Strict(), Field(ge=0), AfterValidator(_a_ratio)]

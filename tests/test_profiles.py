@@ -188,6 +188,22 @@ def test_a_limit_above_the_largest_amount_is_refused_and_the_largest_read(tmp_pa
     assert getattr(profile, field) == LARGEST_AMOUNT and profile.cents(field) == 99_999_999_999
 
 
+@pytest.mark.parametrize("above", ["inf", "+inf", '"Infinity"', '"inf"'])
+def test_a_limit_of_infinity_is_refused_with_the_bound(tmp_path, above):
+    """TOML's inf (or "Infinity" as text), written for "no limit", is above every bound: refused
+    as one, naming the bound, where it was an "invalid value" that said neither why nor what the
+    field takes. NaN is no amount at all."""
+    error = refusal(tmp_path, f'id = "x"\ngame = "let-it-ride"\npayment_limit = {above}\n')
+    assert [(f, k, p["le"]) for f, k, p in error.problems] == [("payment_limit", "config.amount_too_large",
+                                                               "999999999.99")]
+    assert "999999999.99" in error.text("es") and "999999999.99" in error.text("en")
+    for nan in ("nan", '"NaN"'):
+        error = refusal(tmp_path, f'id = "x"\ngame = "let-it-ride"\nmax_bet = {nan}\n')
+        assert [k for _, k, _ in error.problems] == ["config.invalid"]
+    error = refusal(tmp_path, 'id = "x"\ngame = "let-it-ride"\nmin_bet = -inf\n')
+    assert [k for _, k, _ in error.problems] != ["config.amount_too_large"]
+
+
 @pytest.mark.parametrize("game, table, field", RATIO_FIELDS)
 def test_a_ratio_above_the_largest_is_refused_and_the_largest_read(tmp_path, game, table, field):
     for above in ("100001", "1000000000000000000", "100000000000000000000"):
