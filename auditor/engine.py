@@ -186,7 +186,7 @@ def open_log(path: Path, game: str | None = None, *, lang: str = "es", encoding:
     try:
         return open_source(path, game, encoding=encoding, delimiter=delimiter), None
     except InputError as exc:
-        return None, t(exc.key, lang, **exc.params)
+        return None, exc.text(lang)
     except OSError as exc:
         return None, t("input.unreadable", lang, error=path_text(os_error(exc, lang)))
 
@@ -239,7 +239,7 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
                 elif size - after >= chunk_rows + quarter:
                     size -= yield from _give(pending, chunk_rows)
         except InputError as exc:
-            errors[src.name] = t(exc.key, lang, **exc.params)
+            errors[src.name] = exc.text(lang)
     if size > quarter:  # the last chunk, in halves
         size -= yield from _give(pending, size // 2)
     if pending:

@@ -223,6 +223,64 @@ def test_the_systems_reason_a_file_cannot_be_read_or_written_is_said_in_the_repo
     assert result.exit_code == 2 and result.stderr.rstrip().endswith(f"({t('os_error.EISDIR', lang)})")
 
 
+# Words of the reasons zlib and Python's codecs give (and of the classes of exceptions): none
+# of them may reach a Spanish report.
+LIBRARY_WORDS = ("Error", "Invalid", "decompressing", "incorrect", "truncated", "gzipped", "end-of-stream",
+                 "does not start", "stream", "Arrow", "magic bytes", "thrift", "footer")
+
+
+def _gzip(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data, mtime=0)
+
+
+def _unreadable(tmp_path, case: str):
+    """(the file's bytes, its name, the options, the catalogue key and values of why it cannot
+    be read)."""
+    text = write_log(tmp_path / "plain.csv", CLEAN).read_bytes()
+    if case == "not_gzip":  # an uncompressed export named .csv.gz
+        return text, "mesa.csv.gz", [], ("input.not_gzip", {})
+    if case == "gzip_truncated":  # a copy cut off: its last deflate bytes and its trailer missing
+        return _gzip(text)[:-12], "mesa.csv.gz", [], ("input.gzip_truncated", {})
+    if case == "gzip_truncated_jsonl":
+        line = {"game": "pot-luck-blackjack", **{k: CLEAN[0][k] for k in HEADER[:6]},
+                "hands": [{k: CLEAN[0][k] for k in HEADER[6:]}]}
+        return _gzip((json.dumps(line) + "\n").encode() * 50)[:-12], "mesa.jsonl.gz", [], ("input.gzip_truncated", {})
+    if case == "gzip_check_failed":  # a byte of the CRC-32 in the trailer changed
+        data = bytearray(_gzip(text))
+        data[-8] ^= 0xFF
+        return bytes(data), "mesa.csv.gz", [], ("input.gzip_check_failed", {})
+    if case == "gzip_damaged":  # a gzip header, then a deflate block of the type no deflate stream has
+        return _gzip(b"")[:10] + b"\x07" + b"\x00" * 40, "mesa.csv.gz", [], ("input.gzip_damaged", {})
+    assert case == "encoding_mark_missing"  # UTF-16 as Windows writes it, but without its mark
+    return (text.decode("utf-8").encode("utf-16-le"), "mesa.csv", ["--encoding", "utf-16"],
+            ("input.encoding_mark_missing", {"encoding": "utf-16"}))
+
+
+@pytest.mark.parametrize("case", ["not_gzip", "gzip_truncated", "gzip_truncated_jsonl", "gzip_check_failed",
+                                  "gzip_damaged", "encoding_mark_missing"])
+def test_why_a_log_cannot_be_read_is_said_in_the_catalogues_words(tmp_path, case):
+    """zlib's and a codec's reasons were quoted as they give them, in English, in a Spanish
+    message and report: «el archivo comprimido está dañado (Error -3 while decompressing data:
+    incorrect header check)», «… como utf-16: UTF-16 stream does not start with BOM». Each is
+    said in the report's language, with what an inspector can do about it."""
+    data, name, options, (key, params) = _unreadable(tmp_path, case)
+    log = tmp_path / name
+    log.write_bytes(data)
+    for lang in ("en", "es"):
+        out = tmp_path / lang
+        result = run("audit", log, *options, "--out", out, "--format", "json", "--lang", lang)
+        assert result.exit_code == 2, result.output
+        said = t(key, lang, **params)
+        report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+        assert report["summary"]["input_errors"] == [{"path": str(log), "error": said}]
+        assert report["inputs"][0]["error"] == said
+        assert t("cli.input_error", lang, path=log, error=said) in result.stderr.splitlines()
+        if lang == "es":
+            assert not [w for w in LIBRARY_WORDS if w in said], said
+
+
 def test_missing_required_column_exits_2(tmp_path):
     header = [c for c in HEADER if c != "bet"]
     log = write_log(tmp_path / "nobet.csv", CLEAN, header=header)

@@ -2,10 +2,11 @@
 that cannot be read at all, and the pass over its bytes that gives its SHA-256 and tells how its
 text can be decoded.
 
-Only the standard library here: start-up (``auditor.__main__``) hands the files named on the
-command line to the hashing thread before pandas and numba are imported. Those imports hold one
-core for about a second and a half; without SHA instructions the SHA-256 of a 531 MB log is
-2.2-3.5 s of CPU, a third to a half of which now runs on the other core while they import.
+Only the standard library here (and the message catalogue, which needs no more): start-up
+(``auditor.__main__``) hands the files named on the command line to the hashing thread before
+pandas and numba are imported. Those imports hold one core for about a second and a half;
+without SHA instructions the SHA-256 of a 531 MB log is 2.2-3.5 s of CPU, a third to a half of
+which now runs on the other core while they import.
 ``digest_job`` finds a file's pass there when the file is the same (device, inode, size,
 modification and change times), and otherwise begins it.
 """
@@ -13,6 +14,7 @@ modification and change times), and otherwise begins it.
 from __future__ import annotations
 
 import codecs
+import gzip
 import hashlib
 import os
 import stat
@@ -23,8 +25,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..i18n import os_error_key, t
+
 __all__ = ["SUFFIXES", "InputError", "Scan", "scan", "sha256_of", "digest_job", "begin", "first_line", "path_text",
-           "read_as"]
+           "read_as", "read_failure", "gzip_failure"]
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 # Read 8 MB at a time: while start-up imports, the hashing thread waits for the interpreter
@@ -62,7 +66,8 @@ def path_text(path) -> str:
 
 class InputError(Exception):
     """A file that cannot be read at all (exit code 2). ``key`` names the catalogue message;
-    ``path`` is the file's name as text (``path_text``)."""
+    ``path`` is the file's name as text (``path_text``). A value of ``params`` that is a (key,
+    values) pair is a message of the catalogue too (a reason: ``read_failure``)."""
 
     def __init__(self, path: str, key: str, **params):
         path = path_text(path)
@@ -71,10 +76,71 @@ class InputError(Exception):
         self.key = key
         self.params = params
 
+    def text(self, lang: str) -> str:
+        """The message in ``lang``."""
+        return _said((self.key, self.params), lang)
 
-def first_line(exc: BaseException) -> str:
+
+def _said(value, lang: str):
+    """``value`` in ``lang``: a (key, values) pair as the catalogue says it, anything else as it is."""
+    if not isinstance(value, tuple):
+        return value
+    key, params = value
+    return t(key, lang, **{name: _said(v, lang) for name, v in params.items()})
+
+
+def first_line(exc: BaseException, limit: int | None = None) -> str | tuple[str, dict]:
+    """A library's own text of ``exc`` (its first line, up to ``limit`` characters), quoted where
+    the catalogue has no words for the reason; the catalogue's "no reason given" where it has none."""
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return text.splitlines()[0][:limit] if text else ("input.no_reason", {})
+
+
+def read_failure(exc: BaseException, path, encoding: str | None = None) -> tuple[str, dict] | None:
+    """The catalogue key (and its values) of why reading ``path``'s bytes (as text in
+    ``encoding``) failed with ``exc``, where the catalogue has words for it: the operating
+    system's reason, a gzip stream's (``gzip_failure``), a text without the byte order mark
+    its encoding requires. None for another reason: the caller quotes the library's text."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return "input.unreadable", {"error": os_error_key(exc)}
+    if isinstance(exc, (zlib.error, EOFError, gzip.BadGzipFile)):
+        return gzip_failure(exc, path)
+    # Python's decoders of UTF-16 and UTF-32 named without their byte order ("utf-16", not
+    # "utf-16-le") read it from the mark the text begins with, and refuse a text without one.
+    if isinstance(exc, UnicodeError) and str(exc).endswith("stream does not start with BOM"):
+        return "input.encoding_mark_missing", {"encoding": encoding or ""}
+    return None
+
+
+# zlib's and the gzip module's reasons, in the catalogue's words: their own text is English
+# ("Error -3 while decompressing data: incorrect header check") and says nothing of what to do.
+_GZIP_CHECKS = ("incorrect data check", "incorrect length check", "crc check failed", "incorrect length of data")
+
+
+def gzip_failure(exc: BaseException, path) -> tuple[str, dict]:
+    """The catalogue key (and its values) of why ``path``'s gzip stream cannot be read: no
+    gzip at all, cut short, its data not matching their checksum, or not decompressible;
+    ``input.bad_gzip`` quoting zlib for another reason."""
+    if isinstance(exc, EOFError):  # "Compressed file ended before the end-of-stream marker was reached"
+        return "input.gzip_truncated", {}
+    text = first_line(exc)
+    reason = text.lower() if isinstance(text, str) else ""
+    if any(check in reason for check in _GZIP_CHECKS):
+        return "input.gzip_check_failed", {}
+    if "incorrect header check" in reason or reason.startswith("not a gzipped file"):
+        # (the same words for a file that is no gzip and for bytes after a member that are none)
+        return ("input.gzip_damaged" if _begins_as_gzip(path) else "input.not_gzip"), {}
+    if reason.startswith(("error -3 ", "unknown compression method")):  # zlib's Z_DATA_ERROR: data it cannot inflate
+        return "input.gzip_damaged", {}
+    return "input.bad_gzip", {"error": text}
+
+
+def _begins_as_gzip(path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except OSError:  # (not known: said damaged rather than misnamed)
+        return True
 
 
 @dataclass
@@ -142,9 +208,10 @@ def scan(path: Path, digest=None) -> Scan:
                     if not data and len(out) < _BLOCK:
                         break
             if started:
-                raise InputError(str(path), "input.bad_gzip", error="truncated")
+                raise InputError(str(path), "input.gzip_truncated")
     except zlib.error as exc:
-        raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
+        key, params = gzip_failure(exc, path)
+        raise InputError(str(path), key, **params) from None
     utf8, tail = state["utf8"], False
     if utf8:
         try:

@@ -44,7 +44,7 @@ import pyarrow.csv as pv
 
 from ..arrowtext import buffers
 from .csvsplit import last_line_end, line_count, split_plain
-from .files import SUFFIXES, InputError, Scan, digest_job, first_line, path_text, scan
+from .files import SUFFIXES, InputError, Scan, digest_job, first_line, path_text, read_failure, scan
 from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
 from .schema import columns_of, partners
 
@@ -200,7 +200,9 @@ class Source:
         try:
             stream = self._text_stream()
         except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
-            raise InputError(str(self.path), "input.unparsable", error=first_line(exc)) from None
+            key, params = (read_failure(exc, self.path, self.encoding)
+                           or ("input.unparsable", {"error": first_line(exc)}))
+            raise InputError(str(self.path), key, **params) from None
         next_line = 2 + self.preamble  # the header's line is 1, or later after a separator hint or blank lines
         size = max(1 << 14, min(rows * 128, 1 << 26))
         unended: list = []
@@ -224,7 +226,7 @@ class Source:
                     (table, invalid), count = self._parsed(block), line_count(block)
             except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
                 raise InputError(str(self.path), "input.unparsable_at", line=next_line,
-                                 error=first_line(exc)[:200]) from None
+                                 error=read_failure(exc, self.path, self.encoding) or first_line(exc, 200)) from None
             n = table.num_rows
             # Every line of a block is a row or an invalid row: the valid rows take the line
             # numbers that the invalid rows did not.
@@ -356,7 +358,8 @@ class Source:
             except UnicodeDecodeError:
                 raise InputError(str(self.path), "input.bad_encoding") from None
             except (OSError, EOFError, zlib.error) as exc:
-                raise InputError(str(self.path), "input.bad_gzip", error=first_line(exc)) from None
+                key, params = read_failure(exc, self.path) or ("input.bad_gzip", {"error": first_line(exc)})
+                raise InputError(str(self.path), key, **params) from None
         if buffered:
             yield _json_table(buffered)
         if bad:
@@ -934,11 +937,9 @@ def _header_csv(path: Path, encoding: str, delimiter: str | None,
         try:
             with opener(path, "rt", encoding=_python_codec(encoding), errors="replace", newline="") as fh:
                 top = _first_lines(fh)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
-        except UnicodeError as exc:  # an encoding given that the file is not in (UTF-16 without its BOM)
-            raise InputError(str(path), "input.not_in_encoding", encoding=encoding,
-                             error=first_line(exc)) from None
+        except (OSError, EOFError, zlib.error, UnicodeError) as exc:
+            key, params = _text_failure(exc, path, encoding)
+            raise InputError(str(path), key, **params) from None
     if top.unended:
         raise InputError(str(path), "input.header_too_long", line=top.before + 1, limit=_LINE_LIMIT)
     hint = _separator_hint(top.hint) if top.hint is not None else None
@@ -1169,12 +1170,17 @@ def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
                     return _document_names(doc, hand), str(doc.get("started_at") or "")
                 if first is None:
                     first = doc
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(str(path), "input.bad_gzip", error=first_line(exc)) from None
-    except UnicodeError as exc:  # an encoding given that the file is not in (UTF-16 without its BOM)
-        raise InputError(str(path), "input.not_in_encoding", encoding=encoding,
-                         error=first_line(exc)) from None
+    except (OSError, EOFError, zlib.error, UnicodeError) as exc:
+        key, params = _text_failure(exc, path, encoding)
+        raise InputError(str(path), key, **params) from None
     return (_document_names(first, {}), str(first.get("started_at") or "")) if first is not None else ([], "")
+
+
+def _text_failure(exc: BaseException, path: Path, encoding: str) -> tuple[str, dict]:
+    """Why the first lines of a CSV or JSONL file could not be read (``files.read_failure``),
+    else the library's words: of a gzip stream, or of an encoding given that the file is not in."""
+    fallback = "input.not_in_encoding" if isinstance(exc, UnicodeError) else "input.bad_gzip"
+    return read_failure(exc, path, encoding) or (fallback, {"encoding": encoding, "error": first_line(exc)})
 
 
 def _first_hand(doc: dict) -> dict | None:
