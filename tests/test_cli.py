@@ -223,10 +223,21 @@ def test_the_systems_reason_a_file_cannot_be_read_or_written_is_said_in_the_repo
     assert result.exit_code == 2 and result.stderr.rstrip().endswith(f"({t('os_error.EISDIR', lang)})")
 
 
-# Words of the reasons zlib and Python's codecs give (and of the classes of exceptions): none
-# of them may reach a Spanish report.
+# Words of the reasons zlib, Python's codecs and Arrow give (and of the classes of their
+# exceptions): none of them may reach a Spanish report.
 LIBRARY_WORDS = ("Error", "Invalid", "decompressing", "incorrect", "truncated", "gzipped", "end-of-stream",
                  "does not start", "stream", "Arrow", "magic bytes", "thrift", "footer")
+
+
+def _pot_luck_parquet(rows, **columns) -> bytes:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(pa.table({**{k: [r[k] for r in rows] for k in HEADER}, **columns}), sink)
+    return sink.getvalue()
 
 
 def _gzip(data: bytes) -> bytes:
@@ -237,7 +248,7 @@ def _gzip(data: bytes) -> bytes:
 
 def _unreadable(tmp_path, case: str):
     """(the file's bytes, its name, the options, the catalogue key and values of why it cannot
-    be read)."""
+    be read; a value given as (key,) is that message, in the report's language too)."""
     text = write_log(tmp_path / "plain.csv", CLEAN).read_bytes()
     if case == "not_gzip":  # an uncompressed export named .csv.gz
         return text, "mesa.csv.gz", [], ("input.not_gzip", {})
@@ -253,32 +264,110 @@ def _unreadable(tmp_path, case: str):
         return bytes(data), "mesa.csv.gz", [], ("input.gzip_check_failed", {})
     if case == "gzip_damaged":  # a gzip header, then a deflate block of the type no deflate stream has
         return _gzip(b"")[:10] + b"\x07" + b"\x00" * 40, "mesa.csv.gz", [], ("input.gzip_damaged", {})
-    assert case == "encoding_mark_missing"  # UTF-16 as Windows writes it, but without its mark
-    return (text.decode("utf-8").encode("utf-16-le"), "mesa.csv", ["--encoding", "utf-16"],
-            ("input.encoding_mark_missing", {"encoding": "utf-16"}))
+    if case == "encoding_mark_missing":  # UTF-16 as Windows writes it, but without its mark
+        return (text.decode("utf-8").encode("utf-16-le"), "mesa.csv", ["--encoding", "utf-16"],
+                ("input.encoding_mark_missing", {"encoding": "utf-16"}))
+    if case == "not_parquet":
+        return text, "mesa.parquet", [], ("input.not_parquet", {})
+    if case == "parquet_cut":
+        data = _pot_luck_parquet(CLEAN)
+        return data[:len(data) // 2], "mesa.parquet", [], ("input.parquet_cut", {})
+    if case == "parquet_damaged":  # its footer's length and its metadata are noise
+        return b"PAR1" + bytes(range(200)) + b"PAR1", "mesa.parquet", [], ("input.parquet_damaged", {})
+    if case == "parquet_column_names":  # an extra column named in Latin-1 (ended in a traceback)
+        data = _pot_luck_parquet(CLEAN, observacion=["", ""]).replace(b"observacion", b"observaci\xf3n")
+        return data, "mesa.parquet", [], ("input.parquet_column_names", {})
+    assert case == "parquet_missing"  # (the system's reason: it was Python's FileNotFoundError)
+    return None, "mesa.parquet", [], ("input.unreadable", {"error": ("os_error.ENOENT",)})
 
 
 @pytest.mark.parametrize("case", ["not_gzip", "gzip_truncated", "gzip_truncated_jsonl", "gzip_check_failed",
-                                  "gzip_damaged", "encoding_mark_missing"])
+                                  "gzip_damaged", "encoding_mark_missing", "not_parquet", "parquet_cut",
+                                  "parquet_damaged", "parquet_column_names", "parquet_missing"])
 def test_why_a_log_cannot_be_read_is_said_in_the_catalogues_words(tmp_path, case):
-    """zlib's and a codec's reasons were quoted as they give them, in English, in a Spanish
-    message and report: «el archivo comprimido está dañado (Error -3 while decompressing data:
-    incorrect header check)», «… como utf-16: UTF-16 stream does not start with BOM». Each is
+    """zlib's, a codec's and Arrow's reasons were quoted as they give them, in English, in a
+    Spanish message and report: «el archivo comprimido está dañado (Error -3 while
+    decompressing data: incorrect header check)», «… como utf-16: UTF-16 stream does not start
+    with BOM», «no se pudo leer el archivo (ArrowInvalid)» (or «(FileNotFoundError)»). Each is
     said in the report's language, with what an inspector can do about it."""
     data, name, options, (key, params) = _unreadable(tmp_path, case)
     log = tmp_path / name
-    log.write_bytes(data)
+    if data is not None:
+        log.write_bytes(data)
     for lang in ("en", "es"):
         out = tmp_path / lang
         result = run("audit", log, *options, "--out", out, "--format", "json", "--lang", lang)
         assert result.exit_code == 2, result.output
-        said = t(key, lang, **params)
+        said = t(key, lang, **{k: t(v[0], lang) if isinstance(v, tuple) else v for k, v in params.items()})
         report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
         assert report["summary"]["input_errors"] == [{"path": str(log), "error": said}]
         assert report["inputs"][0]["error"] == said
         assert t("cli.input_error", lang, path=log, error=said) in result.stderr.splitlines()
         if lang == "es":
             assert not [w for w in LIBRARY_WORDS if w in said], said
+
+
+def test_a_parquet_file_damaged_past_its_first_rows_says_from_which_row(tmp_path, monkeypatch):
+    """Arrow's reason names no row: the rows of the batches before the damaged one are read
+    and audited, and the message says from which row on none could be."""
+    import pyarrow.parquet as pq
+
+    from auditor import engine
+    from auditor.logs import sources
+
+    monkeypatch.setattr(engine, "BATCH_ROWS", 1_000)  # (read in batches of 1,000 rows, its least)
+    monkeypatch.setattr(sources, "_PROBE_ROWS", 10)
+    log = tmp_path / "mesa.parquet"
+    log.write_bytes(_pot_luck_parquet([hand(str(n), day=1 + n // 60, minute=n % 60) for n in range(1_500)]))
+    pq.write_table(pq.read_table(log), log, row_group_size=500)
+    data = bytearray(log.read_bytes())
+    third = pq.ParquetFile(log).metadata.row_group(2)  # rows 1,001 to 1,500: each column's first page header
+    for column in range(third.num_columns):
+        start = third.column(column).dictionary_page_offset or third.column(column).data_page_offset
+        data[start:start + 8] = b"\xff" * 8
+    log.write_bytes(bytes(data))
+    for lang in ("en", "es"):
+        out = tmp_path / lang
+        result = run("audit", log, "--out", out, "--format", "json", "--lang", lang)
+        assert result.exit_code == 2, result.output
+        said = t("input.parquet_damaged_at", lang, row=1001)
+        report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+        assert report["summary"]["input_errors"] == [{"path": str(log), "error": said}]
+        assert report["inputs"][0]["records_read"] == 1_000 and report["summary"]["rounds_audited"] >= 999
+        assert t("cli.input_error", lang, path=log, error=said) in result.stderr.splitlines()
+
+
+@pytest.mark.parametrize("kind, reason, said", [
+    # (as Arrow says a Parquet file's compression or encoding is one it lacks)
+    ("ArrowNotImplementedError", "Not yet implemented: only plain dictionary encoding has been implemented",
+     ("input.parquet_unsupported", {})),
+    ("OSError", "While LZO compression is supported by the Parquet format in general, it is currently not "
+     "supported by the C++ implementation.", ("input.parquet_unsupported", {})),
+    # (an error of another kind: it ended in a traceback)
+    ("ArrowTypeError", "an odd reason of Arrow", ("input.unreadable", {"error": "an odd reason of Arrow"})),
+    ("ArrowTypeError", "", ("input.unreadable", {"error": ("input.no_reason",)})),
+])
+def test_arrows_other_reasons_are_said_in_the_catalogues_words_or_quoted_never_as_a_class(tmp_path, monkeypatch,
+                                                                                         kind, reason, said):
+    """A reason the catalogue has no words for is quoted as Arrow gives it; without words,
+    never as the name of its exception's class (the report said «(ArrowInvalid)»)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    log = tmp_path / "mesa.parquet"
+    log.write_bytes(_pot_luck_parquet(CLEAN))
+
+    def refuse(*args, **kwargs):
+        raise (OSError if kind == "OSError" else getattr(pa, kind))(reason)
+
+    monkeypatch.setattr(pq, "read_schema", refuse)
+    key, params = said
+    for lang in ("en", "es"):
+        result = run("audit", log, "--out", tmp_path / lang, "--format", "json", "--lang", lang)
+        assert result.exit_code == 2, result.output
+        expected = t(key, lang, **{k: t(v[0], lang) if isinstance(v, tuple) else v for k, v in params.items()})
+        assert t("cli.input_error", lang, path=log, error=expected) in result.stderr.splitlines()
+        assert "Arrow" not in result.stderr.replace("of Arrow", "")
 
 
 def test_missing_required_column_exits_2(tmp_path):

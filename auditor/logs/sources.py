@@ -43,6 +43,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pv
 
 from ..arrowtext import buffers
+from ..i18n import os_error_key
 from .csvsplit import last_line_end, line_count, split_plain
 from .files import SUFFIXES, InputError, Scan, digest_job, first_line, path_text, read_failure, scan
 from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
@@ -370,6 +371,7 @@ class Source:
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
         import pyarrow.parquet as pq
+        first = 1  # the first row of the next batch
         try:
             # A column whose values repeat (a table, a dealer, a bet, a seat) is read as Parquet
             # keeps it, a dictionary of the values and an index per row, so that its text is
@@ -386,7 +388,6 @@ class Source:
             coded = _repeating_columns(self.path, wanted)
             parquet = pq.ParquetFile(arrow_file(self.path), read_dictionary=coded, pre_buffer=False)
             round_level = _round_level(self.game)
-            first = 1
             for batch in parquet.iter_batches(batch_size=rows, columns=wanted):
                 table = pa.Table.from_batches([batch])
                 columns, faults = {}, []
@@ -420,8 +421,9 @@ class Source:
                 first += table.num_rows
                 self.records_read += table.num_rows
                 yield table
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
-            raise InputError(str(self.path), "input.unreadable", error=type(exc).__name__) from None
+        except _PARQUET_ERRORS as exc:
+            key, params = parquet_failure(exc, self.path, first)
+            raise InputError(str(self.path), key, **params) from None
 
 
 # A JSON object that gives a key twice (``"table_id": "LIR-03", "table_id": "LIR-09"``) is read
@@ -1034,8 +1036,9 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         try:
             schema = pq.read_schema(arrow_file(path))
             has_rows = pq.ParquetFile(arrow_file(path)).metadata.num_rows > 0
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
-            raise InputError(str(path), "input.unreadable", error=type(exc).__name__) from None
+        except _PARQUET_ERRORS as exc:
+            key, params = parquet_failure(exc, path)
+            raise InputError(str(path), key, **params) from None
         given = schema.names
         names = schema_names(path, given)
         stored = {name: was for name, was in zip(names, given) if name != was}
@@ -1181,6 +1184,47 @@ def _text_failure(exc: BaseException, path: Path, encoding: str) -> tuple[str, d
     else the library's words: of a gzip stream, or of an encoding given that the file is not in."""
     fallback = "input.not_in_encoding" if isinstance(exc, UnicodeError) else "input.bad_gzip"
     return read_failure(exc, path, encoding) or (fallback, {"encoding": encoding, "error": first_line(exc)})
+
+
+# Arrow says that a Parquet file's bytes are not as the format has them with an ArrowInvalid or
+# an error of its IO status (a Python OSError without errno), in English: "Parquet magic bytes
+# not found in footer", "Couldn't deserialize thrift: …", "Corrupt snappy compressed data"; a
+# compression or an encoding it lacks is "not supported" or "not implemented". A column name
+# that is no UTF-8 fails pyarrow's own decoding of it.
+_PARQUET_UNSUPPORTED = re.compile(r"not (yet )?(supported|implemented)|unsupported", re.I)
+# (not Arrow's cancellation by a signal, Ctrl-C, nor its memory running out: no fault of a file)
+_PARQUET_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, pa.ArrowIndexError,
+                   pa.ArrowKeyError, pa.ArrowCapacityError, pa.ArrowSerializationError, OSError, UnicodeDecodeError)
+
+
+def parquet_failure(exc: BaseException, path: Path, row: int = 1) -> tuple[str, dict]:
+    """The catalogue key (and its values) of why a Parquet file cannot be read, its rows
+    from ``row`` on (the first row of the batch that failed); ``input.unreadable`` quoting
+    Arrow for a reason of another kind."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return "input.unreadable", {"error": os_error_key(exc)}
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(0)
+            head = fh.read(4)
+            fh.seek(max(0, size - 4))
+            tail = fh.read(4)
+    except OSError:  # (its bytes unknown: the reason is Arrow's alone)
+        size, head, tail = -1, b"PAR1", b"PAR1"
+    if size == 0:
+        return "input.empty", {}
+    if head != b"PAR1":
+        return "input.not_parquet", {}
+    if tail != b"PAR1" or size < 12:
+        return "input.parquet_cut", {}
+    if isinstance(exc, UnicodeDecodeError):
+        return "input.parquet_column_names", {}
+    if isinstance(exc, pa.ArrowNotImplementedError) or _PARQUET_UNSUPPORTED.search(str(exc)):
+        return "input.parquet_unsupported", {}
+    if isinstance(exc, (pa.ArrowInvalid, OSError)):
+        return ("input.parquet_damaged_at", {"row": row}) if row > 1 else ("input.parquet_damaged", {})
+    return "input.unreadable", {"error": first_line(exc)}
 
 
 def _first_hand(doc: dict) -> dict | None:
