@@ -670,6 +670,31 @@ def test_a_database_that_is_no_ledger_is_refused_and_left_as_it_was(tmp_path, la
         assert [n for (n,) in db.execute("SELECT name FROM sqlite_master")] == [table]
 
 
+@pytest.mark.parametrize("damage, reason", [("not_a_database", "sqlite_error.NOTADB"),
+                                           ("malformed", "sqlite_error.CORRUPT")])
+def test_a_ledger_sqlite_refuses_says_why_in_the_commands_language(tmp_path, damage, reason):
+    """SQLite's reason was quoted as it gives it, in English, in a Spanish message («error de
+    la base de datos SQLite: file is not a database»)."""
+    import sqlite3
+
+    from auditor.i18n import t
+
+    ledger = tmp_path / "audit.db"
+    if damage == "not_a_database":  # another file named as the ledger
+        ledger.write_text("mesa;ronda\n", encoding="utf-8")
+    else:  # a ledger whose first page (its tables' schema) was overwritten
+        with sqlite3.connect(ledger) as db:
+            db.execute("CREATE TABLE runs(x)")
+        data = bytearray(ledger.read_bytes())
+        data[100:400] = b"A" * 300
+        ledger.write_bytes(bytes(data))
+    for lang in ("en", "es"):
+        res = CliRunner().invoke(app, ["history", "--db", str(ledger), "--lang", lang])
+        assert res.exit_code == 2 and isinstance(res.exception, SystemExit), res.output
+        said = f"{ledger}: {t('batch.ledger_sqlite', lang)} ({t(reason, lang)})"
+        assert res.stderr.strip() == "auditor: " + t("batch.ledger_error", lang, error=said)
+
+
 @pytest.mark.parametrize("lang, missing, newer", [
     ("es", "no existe", "versión 9 del registro; esta versión del auditor lee la 1"),
     ("en", "does not exist", "ledger version 9; this version of the auditor reads version 1")])

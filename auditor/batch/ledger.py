@@ -70,6 +70,21 @@ class LedgerError(ConfigError):
     catalogue's (``text(lang)``)."""
 
 
+# SQLite's reasons, by its result code: its own text is English ("file is not a database"). An
+# extended code (SQLITE_IOERR_SHORT_READ) is its primary one's (SQLITE_IOERR).
+_SQLITE_ERRORS = {"SQLITE_NOTADB": "NOTADB", "SQLITE_CORRUPT": "CORRUPT", "SQLITE_BUSY": "BUSY",
+                  "SQLITE_LOCKED": "BUSY", "SQLITE_READONLY": "READONLY", "SQLITE_FULL": "FULL",
+                  "SQLITE_CANTOPEN": "CANTOPEN", "SQLITE_IOERR": "IOERR"}
+
+
+def _sqlite_reason(exc: sqlite3.Error) -> tuple[str, dict]:
+    """The catalogue key (and its values) of why SQLite refused the ledger."""
+    name = "_".join((getattr(exc, "sqlite_errorname", None) or "").split("_")[:2])
+    if name in _SQLITE_ERRORS:
+        return f"sqlite_error.{_SQLITE_ERRORS[name]}", {}
+    return "sqlite_error.other", {"error": str(exc).strip() or name}
+
+
 class LedgerOvertaken(LedgerError):
     """Another batch committed a run on the ledger after this one read it: nothing of this
     run is recorded (it was planned on what the ledger held before); run it again."""
@@ -136,7 +151,7 @@ class Ledger:
                                   f"'{LEDGER_VERSION}'); COMMIT;")
             self._bring_up_to_date()
         except sqlite3.DatabaseError as exc:
-            raise LedgerError(self.path, "batch.ledger_sqlite", error=exc) from None
+            raise LedgerError(self.path, "batch.ledger_sqlite", problems=[(None, *_sqlite_reason(exc))]) from None
         except OSError as exc:
             # (said in the command's language, as every reason of the system's: ``i18n.os_error``)
             raise LedgerError(self.path, "batch.ledger_unopenable", problems=[(None, *os_error_key(exc))]) from None
@@ -334,6 +349,6 @@ class Ledger:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise LedgerError(self.path, "batch.ledger_sqlite", error=exc) from None
+                raise LedgerError(self.path, "batch.ledger_sqlite", problems=[(None, *_sqlite_reason(exc))]) from None
             raise
         return state
