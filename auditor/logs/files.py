@@ -2,7 +2,7 @@
 that cannot be read at all, and the pass over its bytes that gives its SHA-256 and tells how its
 text can be decoded.
 
-Only the standard library here (and the message catalogue, which needs no more): start-up
+Only the standard library here (the message catalogue, loaded only to say an error): start-up
 (``auditor.__main__``) hands the files named on the command line to the hashing thread before
 pandas and numba are imported. Those imports hold one core for about a second and a half;
 without SHA instructions the SHA-256 of a 531 MB log is 2.2-3.5 s of CPU, a third to a half of
@@ -24,8 +24,6 @@ import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-
-from ..i18n import os_error_key, t
 
 __all__ = ["SUFFIXES", "InputError", "Scan", "scan", "sha256_of", "digest_job", "begin", "first_line", "path_text",
            "read_as", "read_failure", "gzip_failure"]
@@ -85,6 +83,8 @@ def _said(value, lang: str):
     """``value`` in ``lang``: a (key, values) pair as the catalogue says it, anything else as it is."""
     if not isinstance(value, tuple):
         return value
+    from ..i18n import t
+
     key, params = value
     return t(key, lang, **{name: _said(v, lang) for name, v in params.items()})
 
@@ -102,6 +102,8 @@ def read_failure(exc: BaseException, path, encoding: str | None = None) -> tuple
     system's reason, a gzip stream's (``gzip_failure``), a text without the byte order mark
     its encoding requires. None for another reason: the caller quotes the library's text."""
     if isinstance(exc, OSError) and exc.errno is not None:
+        from ..i18n import os_error_key
+
         return "input.unreadable", {"error": os_error_key(exc)}
     if isinstance(exc, (zlib.error, EOFError, gzip.BadGzipFile)):
         return gzip_failure(exc, path)
