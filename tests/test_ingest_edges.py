@@ -832,3 +832,99 @@ def test_an_amount_above_the_largest_written_as_a_number_in_exponent_form_is_too
                                            hand("R3", minute=2, bet="1e-7"), hand("R4", minute=3, bet="10.00")])
     assert _reasons(audit([log])) == [(2, "bet", "reject.bad_amount"), (3, "bet", "reject.amount_too_large"),
                                       (4, "bet", "reject.bad_amount")]
+
+
+def _audited_as(log: Path, shift: int, **kw):
+    """What a log's report says, its lines less ``shift`` (a CSV's first row is line 2, a
+    Parquet file's row 1; a round rejected for another row names that row's line)."""
+    result = audit([log], **kw)
+    (item,) = result.inputs
+    findings = result.findings.drop(columns=["file", "line"]).assign(line=result.findings["line"] - shift)
+    rejected = result.rejected
+    named = rejected["reason"] == "reject.round_incomplete"
+    details = [str(int(d) - shift) if n else d for d, n in zip(rejected["detail"], named)]
+    return (item.error, item.records_read, item.records_audited, item.records_rejected, result.totals,
+            sorted(map(repr, findings.to_dict("records"))),
+            sorted(zip(rejected["line"] - shift, rejected["field"], rejected["reason"], details)))
+
+
+@pytest.mark.parametrize("sample", ["let-it-ride/lir-casino-ejemplo.csv", "pot-luck-blackjack/plb-casino-ejemplo.csv",
+                                    "triple-shot/ts-casino-ejemplo-dia1.csv"])
+def test_a_parquet_log_whose_amounts_are_decimals_of_any_scale_reports_as_its_csv(tmp_path, sample):
+    """An export that stores money as DECIMAL(18,3) or DECIMAL(19,4) (SQL Server, Oracle)
+    writes S/ 10.10 as 10.100 or 10.1000: every row was rejected as an invalid amount. The
+    scale is the column's, not the value's: the sample log with its amounts as decimals of
+    two, three or four places gives the report of the CSV, amount for amount."""
+    import pyarrow.csv as pacsv
+
+    from auditor.logs.schema import Kind, columns_of
+    from auditor.profiles import load_profiles
+
+    root = Path(__file__).resolve().parent.parent
+    log = root / "sample_logs" / sample
+    profiles = load_profiles([root / "profiles"])
+    names = log.read_text(encoding="utf-8").split("\n", 1)[0].split(",")
+    text = pacsv.read_csv(log, convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}))
+    src = open_source(log)
+    money = [c.name for c in columns_of(src.game) if c.kind in (Kind.MONEY, Kind.SIGNED_MONEY) and c.name in names]
+    expected = _audited_as(log, 1, profiles=profiles)
+    assert expected[0] is None and expected[5] and expected[1] == expected[2] + expected[3]
+    for kind in (pa.decimal128(12, 2), pa.decimal128(18, 3), pa.decimal128(19, 4)):
+        table = text
+        for name in money:
+            table = table.set_column(names.index(name), name, table.column(name).cast(kind))
+        pq.write_table(table, tmp_path / "decimals.parquet")
+        assert _audited_as(tmp_path / "decimals.parquet", 0, profiles=profiles) == expected, kind
+
+
+@pytest.mark.parametrize("kind", [pa.decimal128(18, 3), pa.decimal128(19, 4), pa.decimal64(18, 5),
+                                  pa.decimal256(50, 8)])
+def test_a_parquet_decimal_amount_with_a_fraction_of_a_centimo_rejects_its_round(tmp_path, kind):
+    """A decimal of more than two places that is no whole number of céntimos (10.105) is no
+    amount: its row is rejected for it, naming the value, and its round with it (the seat
+    beside it), whatever the sign (-0.005 is not 0.00); the other values are read exactly,
+    negative settlements, the largest amount audited and one above it too large."""
+    from decimal import Decimal
+
+    rows = [hand("R1"), hand("R1", seat="2"), hand("R2", minute=1), hand("R3", minute=2), hand("R4", minute=3),
+            hand("R5", minute=4), hand("R6", minute=5), hand("R7", minute=6)]
+    bets = ["10.10", "10.105", "10.10", "10.00", "999999999.99", "1000000000.00", None, "10.00"]
+    nets = ["10.10", "10.105", "-10.10", "-10.00", "999999999.99", "0", "0", "-0.005"]
+    table = pa.table({k: [r[k] for r in rows] for k in HEADER})
+    for name, values in (("bet", bets), ("net_main", nets)):
+        column = pa.array([None if v is None else Decimal(v) for v in values], kind)
+        table = table.set_column(HEADER.index(name), name, column)
+    pq.write_table(table, tmp_path / "decimals.parquet")
+    result = audit([tmp_path / "decimals.parquet"])
+    places = "0" * (kind.scale - 3)
+    assert sorted(zip(result.rejected["line"], result.rejected["field"], result.rejected["reason"],
+                      result.rejected["detail"])) == [
+        (1, "", "reject.round_incomplete", "2"), (2, "bet", "reject.fraction_of_centimo", f"10.105{places}"),
+        (6, "bet", "reject.amount_too_large", "1000000000.00"), (7, "bet", "reject.missing", ""),
+        (8, "net_main", "reject.fraction_of_centimo", f"-0.005{places}")]
+    (item,) = result.inputs
+    assert (item.records_read, item.records_audited, item.records_rejected) == (8, 3, 5)
+    assert sorted(zip(result.findings["code"], result.findings["line"], result.findings["expected"],
+                      result.findings["observed"])) == [("PLB-WIN", 3, "10.10", "-10.10"), ("PLB-WIN", 4, "10.00", "-10.00")]
+    assert result.totals["wagered"] == 1010 + 1000 + 99999999999
+    for lang in ("es", "en"):
+        assert "10.105" in t("reject.fraction_of_centimo", lang) and "céntimo" in t("reject.fraction_of_centimo", lang)
+
+
+def test_a_parquet_decimal_amount_of_no_or_one_place_is_its_amount(tmp_path):
+    """A decimal of 0 or 1 places is read as Arrow writes it (10, 10.5), a text of the log's:
+    its amount, negative settlements and the bound as for text."""
+    from decimal import Decimal
+
+    rows = [hand("R1"), hand("R2", minute=1), hand("R3", minute=2)]
+    for kind, bets, nets in ((pa.decimal128(12, 0), ["10", "10", "1000000000"], ["10", "-10", "0"]),
+                             (pa.decimal128(12, 1), ["10.5", "10.5", "1000000000.0"], ["10.5", "-10.5", "0"])):
+        table = pa.table({k: [r[k] for r in rows] for k in HEADER})
+        for name, values in (("bet", bets), ("net_main", nets)):
+            table = table.set_column(HEADER.index(name), name, pa.array([Decimal(v) for v in values], kind))
+        pq.write_table(table, tmp_path / "decimals.parquet")
+        result = audit([tmp_path / "decimals.parquet"])
+        assert _reasons(result) == [(3, "bet", "reject.amount_too_large")], kind
+        due = f"{Decimal(bets[1]):.2f}"
+        assert list(zip(result.findings["code"], result.findings["line"], result.findings["expected"],
+                        result.findings["observed"])) == [("PLB-WIN", 2, due, f"-{due}")], kind

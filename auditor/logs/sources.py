@@ -47,7 +47,7 @@ from ..i18n import os_error_key
 from .csvsplit import last_line_end, line_count, split_plain
 from .files import SUFFIXES, InputError, Scan, digest_job, first_line, path_text, read_failure, scan
 from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
-from .schema import columns_of, partners
+from .schema import Kind, columns_of, partners
 
 __all__ = ["Source", "open_source", "csv_rows", "schema_names", "text_codec", "batch_schema", "absent_bits", "concat_batches",
            "SUFFIXES", "BATCH_ROWS", "DELIMITERS", "delimiter_option", "arrow_file"]
@@ -387,7 +387,7 @@ class Source:
             named = {given: name for name, given in self.stored.items()}
             coded = _repeating_columns(self.path, wanted)
             parquet = pq.ParquetFile(arrow_file(self.path), read_dictionary=coded, pre_buffer=False)
-            round_level = _round_level(self.game)
+            round_level, money = _round_level(self.game), _money_of(self.game)
             for batch in parquet.iter_batches(batch_size=rows, columns=wanted):
                 table = pa.Table.from_batches([batch])
                 columns, faults = {}, []
@@ -395,6 +395,12 @@ class Source:
                     name = named.get(given, given)
                     column = column.combine_chunks()
                     try:
+                        if name in money and pa.types.is_decimal(column.type) and column.type.scale > 2:
+                            column, fraction = _in_centimos(column)
+                            if fraction.any():
+                                shown = column.filter(pa.array(fraction)).to_pylist()
+                                faults.append((fraction, [reader_fault(name, "reject.fraction_of_centimo", v)
+                                                          for v in shown]))
                         if name in round_level and pa.types.is_dictionary(column.type):
                             column = run_coded(column)
                         elif _repeats(column):
@@ -551,6 +557,32 @@ def _known_of(game: str) -> frozenset[str]:
 @functools.cache
 def _round_level(game: str) -> frozenset[str]:
     return frozenset(c.name for c in columns_of(game) if c.round_level)
+
+
+@functools.cache
+def _money_of(game: str) -> frozenset[str]:
+    return frozenset(c.name for c in columns_of(game) if c.kind in (Kind.MONEY, Kind.SIGNED_MONEY))
+
+
+# A Parquet money column of a decimal type gives every value its column's scale: the
+# DECIMAL(18,3) or DECIMAL(19,4) of a SQL Server or Oracle export writes S/ 10.10 as 10.100 or
+# 10.1000, which is S/ 10.10 exactly, where the log's text takes two decimals at most. (A scale
+# of 0 to 2 reads as text already: 10, 10.1, 10.10.) A value with a fraction of a céntimo
+# (10.105) is no amount of the log: it rejects its row, and its round with it.
+_DECIMAL_TYPES = {32: pa.decimal32, 64: pa.decimal64, 128: pa.decimal128, 256: pa.decimal256}
+
+
+def _in_centimos(column: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """(values, which have a fraction of a céntimo) of a column of a decimal type of more
+    than two places: the values cut to two places, those that the cut changed as text as the
+    column writes them. By Arrow's decimal kernels: no value becomes a float or a Python number."""
+    kind = column.type
+    cents = column.cast(_DECIMAL_TYPES[kind.bit_width](kind.precision - kind.scale + 2, 2), safe=False)
+    exact = pc.fill_null(pc.equal(cents.cast(kind), column), True).to_numpy(zero_copy_only=False)
+    fraction = ~exact
+    if not fraction.any():
+        return cents, fraction
+    return pc.if_else(pa.array(exact), cents.cast(pa.large_string()), column.cast(pa.large_string())), fraction
 
 
 def _repeating_columns(path: Path, names: list[str]) -> list[str]:
