@@ -800,6 +800,69 @@ def test_an_encoding_that_names_no_text_encoding_is_refused_up_front(tmp_path, g
     assert run("audit", log, "--out", tmp_path / "ok", "--encoding", "cp1252").exit_code == 0
 
 
+# Two tables whose ids differ in a letter that is no ASCII: read with that letter replaced
+# (U+FFFD), they would be one table. The second round has a finding (PLB-DEALER-PLAY) at «Té1».
+ACCENTED = [hand("1", table="Tñ1", minute=0), hand("2", table="Té1", minute=1, dealer="AH 6C QD", cards="8S 3D 9C")]
+
+
+def _jsonl_of(rows) -> str:
+    return "".join(json.dumps({"game": "pot-luck-blackjack", **{k: r[k] for k in HEADER[:6]},
+                               "hands": [{k: r[k] for k in HEADER[6:]}]}, ensure_ascii=False) + "\n" for r in rows)
+
+
+def _not_text_in(tmp_path, case: str):
+    """(the bytes of a log that are no text in the encoding given, its name, that encoding,
+    the line and the bytes first found so, and the same log as text in that encoding)."""
+    text = write_log(tmp_path / "plain.csv", ACCENTED).read_text(encoding="utf-8")
+    if case == "utf-8":  # a Windows-1252 export given as UTF-8: «ñ» is the byte F1
+        return text.encode("cp1252"), "mesa.csv", "utf-8", 2, "0xF1", text.encode("utf-8")
+    if case == "cp1252":  # a byte Windows-1252 leaves undefined, in the second round's dealer
+        bad = text.replace("D1", "D\x81", 2).replace("D\x81", "D1", 1)
+        return bad.encode("latin-1"), "mesa.csv", "cp1252", 3, "0x81", text.encode("cp1252")
+    if case == "utf-16":  # a UTF-16 export cut off inside its last character: a byte too few (odd)
+        data = ("\ufeff" + text).encode("utf-16-le")
+        return data + b"x", "mesa.csv", "utf-16", 4, "0x78", data
+    if case == "gzip":
+        return (_gzip(text.encode("cp1252")), "mesa.csv.gz", "utf-8", 2, "0xF1", _gzip(text.encode("utf-8")))
+    assert case == "jsonl"
+    lines = _jsonl_of(ACCENTED)
+    return lines.encode("cp1252"), "mesa.jsonl", "utf-8", 1, "0xF1", lines.encode("utf-8")
+
+
+@pytest.mark.parametrize("case", ["utf-8", "cp1252", "utf-16", "gzip", "jsonl"])
+def test_a_log_that_is_no_text_in_the_encoding_given_is_not_read(tmp_path, case):
+    """--encoding X on a file holding bytes that are no text in X read them as U+FFFD, without
+    an error or a note: the tables «Tñ1» and «Té1» of a Windows-1252 export given as UTF-8
+    were both «T�1», one table to the rules over a table's consecutive rounds. The file is an
+    input error now (exit 2), before any of its rows is read, saying where the first such
+    bytes are and what to do, in the report's language; the same log as text in X is audited
+    as before."""
+    data, name, encoding, line, shown, valid = _not_text_in(tmp_path, case)
+    log = tmp_path / name
+    log.write_bytes(data)
+    for lang in ("en", "es"):
+        out = tmp_path / lang
+        result = run("audit", log, "--encoding", encoding, "--out", out, "--format", "json", "--lang", lang)
+        assert result.exit_code == 2, result.output
+        said = t("input.not_text_in_encoding", lang, encoding=encoding,
+                 where=t("input.not_text_byte", lang, line=line, bytes=shown, encoding=encoding))
+        report = json.loads((out / "audit-report.json").read_text(encoding="utf-8"))
+        assert report["summary"]["input_errors"] == [{"path": str(log), "error": said}]
+        assert report["inputs"][0]["error"] == said and report["inputs"][0]["records_read"] == 0
+        assert report["findings"] == [] and report["summary"]["rounds_audited"] == 0
+        assert t("cli.input_error", lang, path=log, error=said) in result.stderr.splitlines()
+        assert "--encoding" in said and "\ufffd" not in said
+        if lang == "es":
+            python = ("codec", "decode", "position", "invalid", "continuation", "maps to", "surrogate")
+            assert not [w for w in (*LIBRARY_WORDS, *python) if w in said], said
+    log.write_bytes(valid)
+    result = run("audit", log, "--encoding", encoding, "--out", tmp_path / "valid", "--format", "json")
+    assert result.exit_code == 1, result.output
+    report = json.loads((tmp_path / "valid" / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["input_errors"] == [] and report["summary"]["rounds_audited"] == 2
+    assert [(f["table_id"], f["code"]) for f in report["findings"]] == [("Té1", "PLB-DEALER-PLAY")]
+
+
 def test_a_file_name_is_shown_as_it_is_on_the_progress_bar(monkeypatch):
     """The progress bar on a terminal reads its text as rich markup: a file's name is escaped
     (``[red]mesa.csv`` was shown as a red ``mesa.csv``)."""

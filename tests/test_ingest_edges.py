@@ -928,3 +928,84 @@ def test_a_parquet_decimal_amount_of_no_or_one_place_is_its_amount(tmp_path):
         due = f"{Decimal(bets[1]):.2f}"
         assert list(zip(result.findings["code"], result.findings["line"], result.findings["expected"],
                         result.findings["observed"])) == [("PLB-WIN", 2, due, f"-{due}")], kind
+
+def _where_not_text(exc) -> tuple[str, int, str]:
+    """(encoding, line, bytes) an error of a file that is no text in the encoding given names."""
+    assert exc.key == "input.not_text_in_encoding", exc.key
+    key, values = exc.params["where"]
+    assert key == ("input.not_text_byte" if " " not in values["bytes"] else "input.not_text_bytes")
+    return exc.params["encoding"], values["line"], values["bytes"]
+
+
+def test_the_encoding_given_is_checked_throughout_and_its_first_bytes_that_are_no_text_named(tmp_path, monkeypatch):
+    """--encoding X: the pass over the bytes before the file is read checks them to be text
+    in X (they were read as U+FFFD, unsaid), and names the line of the first that are not as
+    the readers number lines (after CR, CRLF or LF), bytes held across the pass's blocks
+    too (read here 5 bytes at a time); a codec in which every byte is a character (Latin-1,
+    cp850) reads any file; valid text of a codec of several bytes a character is read."""
+    from auditor.logs import files
+    from auditor.logs.files import InputError
+
+    monkeypatch.setattr(files, "_BLOCK", 5)
+    rows = [hand("R1", dealer_id="Peña"), hand("R2", minute=1), hand("R3", minute=2, dealer_id="DX")]
+    text = write_log(tmp_path / "plain.csv", rows).read_text(encoding="utf-8")
+    surrogate = ("\ufeff" + text).encode("utf-16-le").replace("DX".encode("utf-16-le"), b"\x00\xd8X\x00")
+    cases = {  # name: (bytes, encoding given, (line, bytes) of the error, or the third dealer read)
+        "lone_surrogate.csv": (surrogate, "utf-16", (4, "0x00 0xD8")),
+        "cut_at_the_end.csv": (text.encode("utf-8") + "ñ".encode("utf-8")[:1], "utf-8", (5, "0xC3")),
+        "crlf.csv": (text.replace("\n", "\r\n").replace("DX", "D\x9d").encode("latin-1"), "cp1252", (4, "0x9D")),
+        "cr.csv": (text.replace("\n", "\r").encode("utf-8").replace(b"DX", b"D\xe9"), "utf-8", (4, "0xE9")),
+        "cp1252_cut.csv.gz": (gzip.compress(text.encode("utf-8")[:-30]) + gzip.compress(b"\x8f" + text.encode()[-29:]),
+                              "cp1252", (4, "0x8F")),
+        "sjis_lead_byte.jsonl": ("\n".join(json.dumps(_round_document(r), ensure_ascii=False) for r in rows).encode(
+            "utf-8").replace(b'"DX"', b'"D\x81"'), "shift_jis", (3, "0x81")),
+        "latin1.csv": (text.replace("DX", "D\x81").encode("latin-1"), "latin-1", "D\x81"),
+        "cp850.csv": (text.replace("DX", "D\x81").encode("latin-1"), "cp850", "Dü"),
+        "sjis.csv": (text.replace("DX", "山田").replace("ñ", "n").encode("shift_jis"), "shift_jis", "山田"),
+        "utf16.csv": (("\ufeff" + text.replace("DX", "D\U0001F0A1")).encode("utf-16-le"), "utf-16", "D\U0001F0A1"),
+    }
+    for name, (data, encoding, want) in cases.items():
+        log = tmp_path / name
+        log.write_bytes(data)
+        if isinstance(want, str):
+            source = open_source(log, encoding=encoding)
+            dealers = [d for b in source.batches() for d in b.column("dealer_id").to_pylist()]
+            assert dealers[1:] == ["D1", want], name
+            continue
+        with pytest.raises(InputError) as exc:
+            open_source(log, encoding=encoding)
+        assert _where_not_text(exc.value) == (files.codecs.lookup(encoding).name, *want), name
+    # Without --encoding the detection reads the file cut off (as UTF-8, the cut row rejected).
+    assert open_source(tmp_path / "cut_at_the_end.csv").encoding == "utf-8"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_log_changed_after_its_encoding_given_was_checked_is_not_read_with_bytes_replaced(
+        tmp_path, monkeypatch, suffix):
+    """A file found to be text in the encoding given, then changed before its rows are all
+    read (a byte Windows-1252 leaves undefined in its last round): the reader reads it as
+    that encoding without replacing a byte, and stops where it meets one that is none, as at
+    damage met while a file is read: the rows before audited, the file's error naming where."""
+    from auditor import engine
+
+    log = _late_text(tmp_path, b"DEALER-X")
+    if suffix == ".jsonl":
+        with log.open(newline="", encoding="utf-8") as fh:
+            docs = [_round_document(r) for r in csv.DictReader(fh)]
+        log = tmp_path / "late.jsonl"
+        log.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    opened = engine.open_log
+
+    def changed_once_opened(path, *args, **kwargs):
+        source = opened(path, *args, **kwargs)
+        path.write_bytes(path.read_bytes().replace(b"DEALER-X", b"DEALER-\x81"))
+        return source
+
+    monkeypatch.setattr(engine, "open_log", changed_once_opened)
+    result = audit([log], chunk_rows=40, encoding="cp1252")
+    (item,) = result.inputs
+    last = 2001 if suffix == ".csv" else 2000  # (the CSV's header is line 1)
+    where = t("input.not_text_byte", "es", line=last, bytes="0x81", encoding="cp1252")
+    assert item.error == t("input.not_text_in_encoding", "es", encoding="cp1252", where=where)
+    assert 0 < item.records_audited < item.records_read < 2000
+    assert item.records_read == item.records_audited + item.records_rejected

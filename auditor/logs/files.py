@@ -14,6 +14,7 @@ modification and change times), and otherwise begins it.
 from __future__ import annotations
 
 import codecs
+import functools
 import gzip
 import hashlib
 import os
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["SUFFIXES", "InputError", "Scan", "scan", "sha256_of", "digest_job", "begin", "first_line", "path_text",
-           "read_as", "read_failure", "gzip_failure"]
+           "read_as", "read_failure", "gzip_failure", "line_at"]
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 # Read 8 MB at a time: while start-up imports, the hashing thread waits for the interpreter
@@ -152,37 +153,70 @@ class Scan:
     cp1252: bool
     utf16_bom: bool
     blank: bool  # nothing but blanks (and a BOM)
+    # Of a scan told the encoding the text must be in (``--encoding``): where the text first
+    # is none in it (the offset of its first such byte in the text, decompressed for ``.gz``,
+    # and those bytes), None if it is text in it throughout.
+    not_text: tuple[int, bytes] | None = None
 
 
-def scan(path: Path, digest=None) -> Scan:
+def scan(path: Path, digest=None, encoding: str | None = None) -> Scan:
     """One pass over the file: what its text (decompressed, for ``.gz``) can be decoded as.
     A damaged gzip stream is an InputError here, before any row is read. ``digest`` (a
-    hashlib object) is given the file's bytes on the way."""
+    hashlib object) is given the file's bytes on the way. ``encoding`` (a Python codec's
+    name): the text is checked to be text in it too (``Scan.not_text``), in the same pass;
+    UTF-8 and Windows-1252 by the checks made anyway, a codec that reads every byte as a
+    character (Latin-1) not at all, another by decoding it."""
     gz = path.name.lower().endswith(".gz")
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    state = {"utf8": True, "cp1252": True, "head": b"", "content": False}
+    state = {"utf8": True, "cp1252": True, "head": b"", "content": False, "at": 0, "not_text": None}
+    wanted = _checked_as(encoding)
+    other = codecs.getincrementaldecoder(encoding)("strict") if wanted == "decoded" else None
+
+    def not_text(at: int, pending: bytes, text: bytes, exc: UnicodeDecodeError) -> None:
+        """Where ``exc`` says a decoder fed ``text`` at offset ``at`` (holding ``pending``
+        bytes of the text before it) found bytes that are no text."""
+        state["not_text"] = (at - len(pending) + exc.start, (pending + text)[exc.start:exc.end])
 
     def feed(text: bytes) -> None:
+        nonlocal other
         if len(state["head"]) < 4:
             state["head"] += text[:4]
         if not state["content"] and text.strip(b" \t\r\n\x00\xef\xbb\xbf"):
             state["content"] = True
         if not text:  # an empty read (between two gzip members) says nothing
             return
+        at = state["at"]
+        state["at"] += len(text)
+        if other is not None:
+            pending = other.getstate()[0]
+            try:
+                other.decode(text)
+            except UnicodeDecodeError as exc:
+                not_text(at, pending, text, exc)
+                other = None
+            except UnicodeError:  # (UTF-16's mark missing: said when the text is read, as it was)
+                other = None
         if text.isascii():  # the usual export: valid UTF-8 and Windows-1252 alike, nothing to decode
             if state["utf8"]:
                 try:  # unless the previous block ended inside a character
                     decoder.decode(b"", True)
-                except UnicodeDecodeError:
+                except UnicodeDecodeError as exc:
                     state["utf8"] = False
+                    if wanted == "utf-8":
+                        not_text(at, decoder.getstate()[0], b"", exc)
             return
         if state["utf8"]:
             try:
                 decoder.decode(text)
-            except UnicodeDecodeError:
+            except UnicodeDecodeError as exc:
                 state["utf8"] = False
+                if wanted == "utf-8":  # (the bytes the decoder held are still its state)
+                    not_text(at, decoder.getstate()[0], text, exc)
         if state["cp1252"] and any(b in text for b in _CP1252_UNDEFINED):
             state["cp1252"] = False
+            if wanted == "cp1252":
+                first = min(i for i in (text.find(b) for b in _CP1252_UNDEFINED) if i >= 0)
+                state["not_text"] = (at + first, text[first:first + 1])
 
     unzip = zlib.decompressobj(31) if gz else None
     started = False  # a gzip member has begun and not yet ended
@@ -215,14 +249,67 @@ def scan(path: Path, digest=None) -> Scan:
         key, params = gzip_failure(exc, path)
         raise InputError(str(path), key, **params) from None
     utf8, tail = state["utf8"], False
-    if utf8:
+    # (the text's last bytes, which a decoder holds while they may begin a character)
+    for final in ([decoder] if utf8 else []) + ([other] if other is not None else []):
+        pending = final.getstate()[0]
         try:
-            decoder.decode(b"", True)
-        except UnicodeDecodeError:
-            utf8, tail = False, True
+            final.decode(b"", True)
+        except UnicodeDecodeError as exc:
+            if final is decoder:
+                utf8, tail = False, True
+            if final is other or wanted == "utf-8":
+                not_text(state["at"], pending, b"", exc)
     head = state["head"]
     return Scan(utf8=utf8, utf8_but_tail=tail, cp1252=state["cp1252"],
-                utf16_bom=head[:2] in (b"\xff\xfe", b"\xfe\xff"), blank=not state["content"])
+                utf16_bom=head[:2] in (b"\xff\xfe", b"\xfe\xff"), blank=not state["content"],
+                not_text=state["not_text"])
+
+
+def _checked_as(encoding: str | None) -> str | None:
+    """How ``scan`` checks a text to be in ``encoding``: "utf-8" and "cp1252" by its checks of
+    those, "decoded" by decoding it, None for no encoding or one in which every byte is a
+    character (Latin-1, cp850: no text can fail to be in it)."""
+    if encoding is None:
+        return None
+    name = codecs.lookup(encoding).name
+    if name in ("utf-8", "utf-8-sig"):
+        return "utf-8"
+    if name == "cp1252":
+        return "cp1252"
+    return None if _every_byte_a_character(name) else "decoded"
+
+
+@functools.cache
+def _every_byte_a_character(name: str) -> bool:
+    """Whether the codec reads each byte on its own as one character (a code page of 256
+    characters): then every text is one in it. Not so a codec of several bytes a character
+    (UTF-16, Shift-JIS), of a state (ISO-2022), nor of bytes it leaves undefined."""
+    try:
+        return all(len(codecs.decode(bytes([b]), name)) == 1 for b in range(256))
+    except (UnicodeError, LookupError):
+        return False
+
+
+def line_at(path: Path, offset: int, encoding: str) -> int:
+    """The line (from 1) of ``path``'s text (decompressed, for ``.gz``) that holds the byte at
+    ``offset``, the text before it read in ``encoding``: the lines that end before it (by LF,
+    CR or CRLF, as the readers number them), plus one. Only where a file is refused (a pass
+    over its text up to there)."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    decoder = codecs.getincrementaldecoder(encoding)("replace")
+    ends, carried_cr, left = 0, False, offset
+    with opener(path, "rb") as fh:
+        while left > 0:
+            block = fh.read(min(left, _BLOCK))
+            if not block:
+                break
+            left -= len(block)
+            text = decoder.decode(block)
+            if carried_cr and text.startswith("\n"):
+                ends -= 1  # (a CRLF across two blocks is one line end)
+            ends += text.count("\n") + text.count("\r") - text.count("\r\n")
+            carried_cr = text.endswith("\r") or (carried_cr and not text)
+    return ends + 1
 
 
 def sha256_of(path: Path) -> str:

@@ -45,7 +45,7 @@ import pyarrow.csv as pv
 from ..arrowtext import buffers
 from ..i18n import os_error_key
 from .csvsplit import last_line_end, line_count, split_plain
-from .files import SUFFIXES, InputError, Scan, digest_job, first_line, path_text, read_failure, scan
+from .files import SUFFIXES, InputError, Scan, digest_job, first_line, line_at, path_text, read_failure, scan
 from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
 from .schema import Kind, columns_of, partners
 
@@ -86,6 +86,10 @@ class Source:
     record_rejects: list[pd.DataFrame] = field(default_factory=list)
     encoding: str = "utf-8"  # Python codec of the text
     native: bool = True  # valid UTF-8: Arrow reads the bytes as they are
+    # The encoding given (``--encoding``), the file found to be text in it throughout before
+    # it was read (``_not_text``): no byte of it is read as another, not even a byte changed
+    # since (``_not_text_since``).
+    strict: bool = False
     delimiter: str = ","
     notes: list[tuple[str, dict]] = field(default_factory=list)  # (catalogue key, params)
     # Of a CSV file read before its encoding was known (see ``_HEAD``): the pass that tells it
@@ -170,8 +174,8 @@ class Source:
     # --- readers ----------------------------------------------------------------------
     def _text_stream(self, start: int = 0):
         """The file's bytes as UTF-8 for Arrow: the file itself when it is valid UTF-8, else
-        decoded with the file's encoding (undecodable bytes become U+FFFD), from ``start``
-        (a byte of the file, for a decoded stream)."""
+        decoded with the file's encoding (undecodable bytes become U+FFFD, unless ``strict``),
+        from ``start`` (a byte of the file, for a decoded stream)."""
         gz = self.path.name.lower().endswith(".gz")
         if self.native and not gz:
             return pa.input_stream(arrow_file(self.path))
@@ -181,7 +185,7 @@ class Source:
         if self.native:
             return raw
         raw.seek(start)
-        return _Recoded(raw, self.encoding)
+        return _Recoded(raw, self.encoding, "strict" if self.strict else "replace")
 
     def _settle(self) -> bool:
         """The encoding of a file read as UTF-8 on the strength of its first bytes, once a
@@ -226,6 +230,10 @@ class Source:
                 else:
                     (table, invalid), count = self._parsed(block), line_count(block)
             except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
+                changed = _not_text_since(self.path, self.encoding) if (
+                    self.strict and isinstance(exc, UnicodeDecodeError)) else None
+                if changed is not None:
+                    raise changed from None
                 raise InputError(str(self.path), "input.unparsable_at", line=next_line,
                                  error=read_failure(exc, self.path, self.encoding) or first_line(exc, 200)) from None
             n = table.num_rows
@@ -315,7 +323,7 @@ class Source:
         opener = gzip.open if self.path.name.endswith(".gz") else open
         buffered: list[dict] = []
         bad: list[tuple[int, str, str, str, int]] = []  # (line, field, reason, detail, its text's hash)
-        errors = "strict" if self.native else "replace"
+        errors = "strict" if self.native or self.strict else "replace"
         round_keys = _round_level(self.game) | {"game"}
         with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
             try:
@@ -357,7 +365,8 @@ class Source:
                         yield _json_table(buffered)
                         buffered = []
             except UnicodeDecodeError:
-                raise InputError(str(self.path), "input.bad_encoding") from None
+                changed = _not_text_since(self.path, self.encoding) if self.strict else None
+                raise (changed or InputError(str(self.path), "input.bad_encoding")) from None
             except (OSError, EOFError, zlib.error) as exc:
                 key, params = read_failure(exc, self.path) or ("input.bad_gzip", {"error": first_line(exc)})
                 raise InputError(str(self.path), key, **params) from None
@@ -779,10 +788,11 @@ def _last_round_start(table: pa.Table) -> int:
 
 
 class _Recoded(io.RawIOBase):
-    """A binary stream of text in ``encoding`` re-encoded as UTF-8 (for Arrow's reader)."""
+    """A binary stream of text in ``encoding`` re-encoded as UTF-8 (for Arrow's reader); bytes
+    that are no text in it read as U+FFFD, or raise UnicodeDecodeError (``errors``)."""
 
-    def __init__(self, raw, encoding: str):
-        self._text = io.TextIOWrapper(raw, encoding=_python_codec(encoding), errors="replace", newline="")
+    def __init__(self, raw, encoding: str, errors: str = "replace"):
+        self._text = io.TextIOWrapper(raw, encoding=_python_codec(encoding), errors=errors, newline="")
         self._pending = bytearray()
 
     def readable(self) -> bool:
@@ -829,11 +839,14 @@ def text_codec(requested: str) -> str | None:
 
 
 def _choose_encoding(path: Path, scan: Scan, requested: str | None) -> tuple[str, bool, list]:
-    """(codec, read natively by Arrow, notes)."""
+    """(codec, read natively by Arrow, notes). A ``requested`` codec is the one ``scan``
+    checked the text against: a file that is not text in it throughout is refused."""
     if requested:
         name = text_codec(requested)
         if name is None:
             raise InputError(str(path), "input.unknown_encoding", encoding=requested) from None
+        if scan.not_text is not None:
+            raise _not_text(path, name, scan.not_text)
         native = name in ("utf-8", "utf-8-sig") and scan.utf8
         return name, native, []
     if scan.utf16_bom:
@@ -846,6 +859,28 @@ def _choose_encoding(path: Path, scan: Scan, requested: str | None) -> tuple[str
     if scan.cp1252:
         return "cp1252", False, [("input.decoded_as", {"encoding": _ENCODING_LABELS["cp1252"]})]
     raise InputError(str(path), "input.undecodable")
+
+
+def _not_text(path: Path, encoding: str, where: tuple[int, bytes]) -> InputError:
+    """The error of a file given (``--encoding``) as text in ``encoding`` whose bytes at
+    ``where`` (``Scan.not_text``) are none in it: it is not read with them replaced by U+FFFD
+    (the table ids «Tñ1» and «Té1» in Windows-1252 read as UTF-8 would both be «T�1», and the
+    rules over a table's consecutive rounds would judge the two tables as one). The line is
+    the one the readers number (LF, CR or CRLF ends one): a CSV row's, a JSON line's."""
+    at, found = where
+    shown = " ".join(f"0x{b:02X}" for b in found[:4]) + (" …" if len(found) > 4 else "")
+    said = (("input.not_text_byte" if len(found) == 1 else "input.not_text_bytes"),
+            {"line": line_at(path, at, encoding), "bytes": shown, "encoding": encoding})
+    return InputError(str(path), "input.not_text_in_encoding", encoding=encoding, where=said)
+
+
+def _not_text_since(path: Path, encoding: str) -> InputError | None:
+    """The error of a file given as text in ``encoding``, found to be so before it was read,
+    whose reader then met bytes that are none in it (the file changed since): where they are,
+    from a scan of it now (the reader's block does not say). As for a file damaged while it
+    is read, the rows read before stay read. None if the scan now finds none."""
+    found = scan(path, encoding=encoding).not_text
+    return _not_text(path, encoding, found) if found is not None else None
 
 
 def delimiter_option(value: str | None) -> str | None:
@@ -1082,7 +1117,14 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         header_bytes = top.size + len(top.header) if top else 0  # (ASCII: a byte a character)
         deferred = top is not None
         if not deferred:
-            found = scan(path)
+            # A file of an encoding given is never read before the encoding is checked (its
+            # first bytes are not taken for ASCII, see ``_head``): that scan checks the text
+            # to be in it throughout, and a file holding bytes that are none in it is refused
+            # here, before any of its rows is read, as one whose gzip stream the scan finds
+            # damaged. (Not read with those bytes replaced, nor stopped where the reader
+            # meets them: the rows before would be audited, and the report would hold the
+            # rounds of a file whose encoding was wrong.)
+            found = scan(path, encoding=text_codec(encoding) if encoding else None)
             if found.blank:
                 raise InputError(str(path), "input.empty")
             codec, native, notes = _choose_encoding(path, found, encoding)
@@ -1149,7 +1191,8 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
         verdict, header_bytes = None, 0
     return Source(path=path, game=game, kind=kind, names=names, digest=digest, first_time=first_time,
                   first_round=first_round,
-                  extra_columns=extra, encoding=codec, native=native, delimiter=sep, notes=notes,
+                  extra_columns=extra, encoding=codec, native=native, strict=bool(encoding), delimiter=sep,
+                  notes=notes,
                   verdict=verdict, header_bytes=header_bytes, preamble=preamble, absent=absent, stored=stored)
 
 
