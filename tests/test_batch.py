@@ -590,10 +590,44 @@ def test_a_content_replaced_by_one_that_cannot_be_audited_resolves_nothing(tmp_p
 
 
 def test_a_file_audited_before_whose_audit_again_fails_keeps_its_findings_open(tmp_path):
-    """A late day that the first look accepts but the audit refuses (a byte that is text in
-    no encoding it knows) is the context of the day after it, re-audited for it in another
-    task: that day fails too (exit 3, retried), but what it held is not resolved (it was, as
-    if corrected)."""
+    """A late day that the first look accepts but the audit refuses (a Parquet export whose
+    dealer column is a list, which has no text; the first look reads its tables and times
+    only) is the context of the day after it, re-audited for it in another task: that day
+    fails too (exit 3, retried), but what it held is not resolved (it was, as if corrected).
+    (The late day was a CSV holding a byte that is text in no encoding the audit knows: the
+    first look read it as U+FFFD, and now refuses it as the audit does, see
+    ``test_a_late_day_of_no_encoding_the_audit_knows_is_refused_by_the_first_look_too``.)"""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    logs = tmp_path / "logs"
+    d0, d2 = day_log(logs, 0), day_log(logs, 2)
+    batch(tmp_path, logs, chunk=1)
+    db = tmp_path / "out" / "audit.db"
+    held = open_findings(db)
+    d1 = day_log(logs, 1)
+    frame = pd.read_csv(d1, dtype=str, keep_default_na=False)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    at = table.schema.get_field_index("dealer_id")
+    table = table.set_column(at, "dealer_id", pa.array([[v] for v in frame["dealer_id"]]))
+    late = d1.with_suffix(".parquet")
+    pq.write_table(table, late)
+    d1.unlink()
+    r = batch(tmp_path, logs, chunk=1)
+    assert r.exit_code == 3 and sorted(p for p, _ in r.failed) == sorted(str(p.resolve()) for p in (late, d2))
+    assert (r.new, r.resolved) == (0, 0) and open_findings(db) == held
+    late.unlink()
+    day_log(logs, 1)  # the export is made again, readable
+    r = batch(tmp_path, logs, chunk=1)
+    assert r.exit_code == 1 and r.repeated == 0 and open_findings(db) == full_audit([d0, d1, d2])
+
+
+def test_a_late_day_of_no_encoding_the_audit_knows_is_refused_by_the_first_look_too(tmp_path):
+    """A late day holding a byte that is text in no encoding the audit knows (0x81: neither
+    UTF-8 nor Windows-1252): the first look read it as UTF-8 with the byte replaced, and
+    planned the day with the day after it, which then failed for its context. It refuses it
+    now as the audit does: the day is audited alone and fails (exit 3, retried), the day
+    after keeps the previous round it had, and nothing is resolved."""
     logs = tmp_path / "logs"
     d0, d2 = day_log(logs, 0), day_log(logs, 2)
     batch(tmp_path, logs, chunk=1)
@@ -602,11 +636,43 @@ def test_a_file_audited_before_whose_audit_again_fails_keeps_its_findings_open(t
     d1 = day_log(logs, 1)
     d1.write_bytes(d1.read_bytes().replace(b"CR-2", b"CR\x81", 1))
     r = batch(tmp_path, logs, chunk=1)
-    assert r.exit_code == 3 and sorted(p for p, _ in r.failed) == sorted(str(p.resolve()) for p in (d1, d2))
+    assert r.exit_code == 3 and [p for p, _ in r.failed] == [str(d1.resolve())]
     assert (r.new, r.resolved) == (0, 0) and open_findings(db) == held
     day_log(logs, 1)  # the export is made again, readable
     r = batch(tmp_path, logs, chunk=1)
     assert r.exit_code == 1 and r.repeated == 0 and open_findings(db) == full_audit([d0, d1, d2])
+
+
+def test_the_first_look_reads_a_text_in_the_encoding_the_audit_detects(tmp_path):
+    """The first look read every CSV file as UTF-8, a byte that is none replaced: the tables
+    «Tñ1» and «Té1» of a Windows-1252 export were both «T�1» (one table, and not the one of
+    the same name in a UTF-8 export, so that a day was planned without the day before it);
+    a Windows-1252 JSONL file was not looked at at all (audited alone). A text is read as the
+    audit reads it: UTF-8, else the encoding it detects (Windows-1252, UTF-16 by its mark),
+    its header past blank lines and a separator hint, compressed or not; one of no encoding
+    it knows is left to the audit."""
+    import gzip
+
+    from auditor.batch.spans import scan
+
+    plain = day_log(tmp_path / "logs", 0, rounds=60)
+    text = plain.read_text(encoding="utf-8").replace("TS-01", "TS-ñ1").replace("TS-02", "TS-é2")
+    rows = pd.read_csv(plain, dtype=str, keep_default_na=False).replace({"TS-01": "TS-ñ1", "TS-02": "TS-é2"})
+    jsonl = "".join(json.dumps({**row, "hands": [{}]}, ensure_ascii=False) + "\n" for row in rows.to_dict("records"))
+    files = {"utf8.csv": text.encode("utf-8"), "cp1252.csv": text.encode("cp1252"),
+             "hinted.csv": ("sep=,\n" + text).encode("cp1252"), "cp1252.csv.gz": gzip.compress(text.encode("cp1252")),
+             "utf16.csv": ("\ufeff" + text).encode("utf-16-le"),
+             "utf8.jsonl": jsonl.encode("utf-8"), "cp1252.jsonl": jsonl.encode("cp1252"),
+             "cp1252.jsonl.gz": gzip.compress(jsonl.encode("cp1252"))}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    expected = scan((str(tmp_path / "utf8.csv"), "sha"))
+    assert {"TS-ñ1", "TS-é2"} <= expected.spans.keys() and expected.game == GAME
+    for name in files:
+        got = scan((str(tmp_path / name), "sha"))
+        assert (got.game, got.spans, got.error) == (GAME, expected.spans, None), name
+    (tmp_path / "x81.csv").write_bytes(text.replace("TS-é2", "TS-\x812", 1).encode("latin-1"))
+    assert scan((str(tmp_path / "x81.csv"), "sha")).error is not None
 
 
 def test_an_index_that_cannot_be_written_records_nothing(tmp_path):

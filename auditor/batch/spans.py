@@ -3,7 +3,11 @@ per table, the time of its first and last round. The batch planner uses it to ch
 file must be audited with (rules that compare a round with the table's previous round).
 
 It reads only the header and the ``table_id``/``started_at`` columns; anything it cannot
-read is left to the audit itself, which reports the reason.
+read is left to the audit itself, which reports the reason. A text is read as the audit reads
+it: as UTF-8 when it is (most files: nothing more is done), else in the encoding the audit
+detects (Windows-1252, UTF-16), never as UTF-8 with bytes replaced (a table «Tñ1» of a
+Windows-1252 file would be «T�1», another table than the same table's in a UTF-8 file, and
+the day after it would be audited without it).
 """
 
 from __future__ import annotations
@@ -49,14 +53,18 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
         frame = pq.read_table(arrow_file(path), columns=list(given.values())).to_pandas().astype(str)
         return columns, frame.rename(columns={was: name for name, was in given.items()})
     if name.endswith((".jsonl", ".jsonl.gz")):
-        from ..logs.sources import _document_names, _first_hand
+        from ..logs.sources import _document_names, _first_hand, _python_codec, detected_encoding
 
         data = path.read_bytes()
         if name.endswith(".gz"):
             data = gzip.decompress(data)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:  # (not UTF-8: read as the audit reads it, see above)
+            text = data.decode(_python_codec(detected_encoding(path)), "replace")
         columns: list[str] = []
         rows = []
-        for line in data.decode("utf-8-sig").splitlines():
+        for line in text.splitlines():
             if not line.strip():
                 continue
             try:
@@ -70,17 +78,28 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
                 columns = _document_names(doc, hand)
             rows.append((str(doc.get("table_id", "")), str(doc.get("started_at", ""))))
         return sorted(columns), pd.DataFrame(rows, columns=["table_id", "started_at"])
-    from ..logs.sources import csv_rows
+    from ..logs.sources import detected_encoding
+
+    try:
+        return _read_csv(path, "utf-8", "strict")
+    except UnicodeDecodeError:  # (not UTF-8: read as the audit reads it, see above)
+        return _read_csv(path, detected_encoding(path), "replace")
+
+
+def _read_csv(path: Path, encoding: str, errors: str) -> tuple[list[str], pd.DataFrame]:
+    from ..logs.sources import _python_codec, csv_rows
 
     # Exports put blank lines or Excel's separator hint before the header, or write it in
     # capitals: the header is found as the audit finds it.
-    with csv_rows(path) as (columns, delimiter, rows, before):
+    with csv_rows(path, encoding, errors) as (columns, delimiter, rows, before):
         use = [c for c in ("table_id", "started_at") if c in columns]
         # (a header on the first line, as most exports have it: pandas reads the file itself,
-        # about a fifth faster than through the text stream)
+        # about a fifth faster than through the text stream; UTF-8 by its own decoder, which
+        # skips a byte order mark)
+        itself = {"encoding": "utf-8" if encoding == "utf-8" else _python_codec(encoding), "encoding_errors": errors}
         frame = pd.read_csv(rows if before else path, sep=delimiter, header=None if before else 0, names=columns,
                             usecols=use, index_col=False, dtype=str, keep_default_na=False,
-                            encoding_errors="replace")
+                            **({} if before else itself))
     return columns, frame
 
 

@@ -49,8 +49,8 @@ from .files import SUFFIXES, InputError, Scan, digest_job, first_line, line_at, 
 from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
 from .schema import Kind, columns_of, partners
 
-__all__ = ["Source", "open_source", "csv_rows", "schema_names", "text_codec", "batch_schema", "absent_bits", "concat_batches",
-           "SUFFIXES", "BATCH_ROWS", "DELIMITERS", "delimiter_option", "arrow_file"]
+__all__ = ["Source", "open_source", "csv_rows", "detected_encoding", "schema_names", "text_codec", "batch_schema",
+           "absent_bits", "concat_batches", "SUFFIXES", "BATCH_ROWS", "DELIMITERS", "delimiter_option", "arrow_file"]
 
 BATCH_ROWS = 250_000
 DELIMITERS = (",", ";", "\t", "|")
@@ -1054,17 +1054,31 @@ def schema_names(path: Path, names: list[str]) -> list[str]:
 
 
 @contextlib.contextmanager
-def csv_rows(path: Path) -> Iterator[tuple[list[str], str, io.TextIOBase, int]]:
+def csv_rows(path: Path, encoding: str = "utf-8-sig",
+             errors: str = "strict") -> Iterator[tuple[list[str], str, io.TextIOBase, int]]:
     """(column names, separator, the text from the first row on, how many lines come before
     the header) of a CSV file, its header found as ``open_source`` finds it (past blank lines
     and Excel's separator hint), for a first look at a few of its columns (``batch.spans``).
-    The text is read as UTF-8, a byte that is none replaced; raises InputError as
-    ``open_source`` does for the header."""
+    The text is read in ``encoding`` (UTF-8 first, as most files are; a byte that is none in
+    it raises UnicodeDecodeError, and the file is looked at again in ``detected_encoding``'s);
+    raises InputError as ``open_source`` does for the header."""
     opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:
+    with opener(path, "rt", encoding=_python_codec(encoding), errors=errors, newline="") as fh:
         top = _up_to_header(fh)
-        given, delimiter, _ = _header_csv(path, "utf-8", None, top)
+        given, delimiter, _ = _header_csv(path, encoding, None, top)
         yield schema_names(path, given), delimiter, fh, top.before
+
+
+def detected_encoding(path: Path) -> str:
+    """The encoding the audit reads a CSV or JSONL file in when none is given, from a pass
+    over its bytes (``files.scan``): for a first look at a file that is not UTF-8 (its text
+    then read as the audit reads it, a byte that is none replaced only where the audit's is:
+    a character cut off at the very end, broken UTF-16). Raises InputError as the audit does
+    for a file of no encoding it knows, or blank."""
+    found = scan(path)
+    if found.blank:
+        raise InputError(str(path), "input.empty")
+    return _choose_encoding(path, found, None)[0]
 
 
 def _closest_game(names: list[str]) -> tuple[str, list[str]] | None:
