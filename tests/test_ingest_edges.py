@@ -943,6 +943,8 @@ def test_the_encoding_given_is_checked_throughout_and_its_first_bytes_that_are_n
     the readers number lines (after CR, CRLF or LF), bytes held across the pass's blocks
     too (read here 5 bytes at a time); a codec in which every byte is a character (Latin-1,
     cp850) reads any file; valid text of a codec of several bytes a character is read."""
+    import codecs
+
     from auditor.logs import files
     from auditor.logs.files import InputError
 
@@ -974,7 +976,7 @@ def test_the_encoding_given_is_checked_throughout_and_its_first_bytes_that_are_n
             continue
         with pytest.raises(InputError) as exc:
             open_source(log, encoding=encoding)
-        assert _where_not_text(exc.value) == (files.codecs.lookup(encoding).name, *want), name
+        assert _where_not_text(exc.value) == (codecs.lookup(encoding).name, *want), name
     # Without --encoding the detection reads the file cut off (as UTF-8, the cut row rejected).
     assert open_source(tmp_path / "cut_at_the_end.csv").encoding == "utf-8"
 
