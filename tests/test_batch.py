@@ -589,6 +589,16 @@ def test_a_content_replaced_by_one_that_cannot_be_audited_resolves_nothing(tmp_p
     assert r.resolved == len({f for f in held if f[1] == gone} - full_audit(days))
 
 
+def _days_0_and_2_audited(tmp_path):
+    """(the folder, day 0, day 2, the ledger, its open findings) once a batch has audited days
+    0 and 2 of a table, one file a task: day 1 is to come late."""
+    logs = tmp_path / "logs"
+    d0, d2 = day_log(logs, 0), day_log(logs, 2)
+    batch(tmp_path, logs, chunk=1)
+    db = tmp_path / "out" / "audit.db"
+    return logs, d0, d2, db, open_findings(db)
+
+
 def test_a_file_audited_before_whose_audit_again_fails_keeps_its_findings_open(tmp_path):
     """A late day that the first look accepts but the audit refuses (a Parquet export whose
     dealer column is a list, which has no text; the first look reads its tables and times
@@ -600,11 +610,7 @@ def test_a_file_audited_before_whose_audit_again_fails_keeps_its_findings_open(t
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    logs = tmp_path / "logs"
-    d0, d2 = day_log(logs, 0), day_log(logs, 2)
-    batch(tmp_path, logs, chunk=1)
-    db = tmp_path / "out" / "audit.db"
-    held = open_findings(db)
+    logs, d0, d2, db, held = _days_0_and_2_audited(tmp_path)
     d1 = day_log(logs, 1)
     frame = pd.read_csv(d1, dtype=str, keep_default_na=False)
     table = pa.Table.from_pandas(frame, preserve_index=False)
@@ -628,11 +634,7 @@ def test_a_late_day_of_no_encoding_the_audit_knows_is_refused_by_the_first_look_
     planned the day with the day after it, which then failed for its context. It refuses it
     now as the audit does: the day is audited alone and fails (exit 3, retried), the day
     after keeps the previous round it had, and nothing is resolved."""
-    logs = tmp_path / "logs"
-    d0, d2 = day_log(logs, 0), day_log(logs, 2)
-    batch(tmp_path, logs, chunk=1)
-    db = tmp_path / "out" / "audit.db"
-    held = open_findings(db)
+    logs, d0, d2, db, held = _days_0_and_2_audited(tmp_path)
     d1 = day_log(logs, 1)
     d1.write_bytes(d1.read_bytes().replace(b"CR-2", b"CR\x81", 1))
     r = batch(tmp_path, logs, chunk=1)
