@@ -16,7 +16,7 @@ from .arrowtext import as_large_string, buffers
 from .compiled import kernel, load8
 
 __all__ = ["parse_money", "cents_to_decimal", "cents_text", "format_soles", "decimal_to_cents",
-           "AMOUNT_DIGITS", "LARGEST_CENTS", "LARGEST_AMOUNT", "LARGEST_RATIO", "TOO_LARGE", "too_large"]
+           "AMOUNT_DIGITS", "LARGEST_CENTS", "LARGEST_AMOUNT", "LARGEST_RATIO", "too_large"]
 
 # The largest amount and ratio the audit takes. They are a data engineer's bounds, not the
 # directives' (no text caps an amount or a ratio): amounts are int64 céntimos, which wrap around
@@ -48,7 +48,7 @@ LARGEST_RATIO = 100_000
 # LARGEST_CENTS. An amount above it, however long, is "too large", not malformed: at least
 # AMOUNT_DIGITS + 1 digits from the first that is not 0 (``logs.ingest`` says which of the two).
 _MONEY = r"^-?[0-9]{1,13}([.,][0-9]{1,2})?$"
-TOO_LARGE = rf"^-?0*[1-9][0-9]{{{AMOUNT_DIGITS},}}([.,][0-9]{{1,2}})?$"
+_TOO_LARGE = rf"^-?0*[1-9][0-9]{{{AMOUNT_DIGITS},}}([.,][0-9]{{1,2}})?$"
 # A number in exponent form ("1e+16", "-1.5E10"): no spelling of the format, but the text a
 # large JSON number (Python writes a float of 10^16 or more so) or a Parquet column of floats
 # (Arrow, from 10^10) reads as. Above LARGEST_CENTS it is too large as the same amount in digits is.
@@ -179,10 +179,10 @@ def _parse_careful(arr, signed: bool, blank_is_zero: bool):
 
 def too_large(text: pa.Array) -> np.ndarray:
     """Which of ``text`` (amounts that ``parse_money`` found bad, blanks around them taken off)
-    state an amount above LARGEST_CENTS, of either sign: in digits, however many (``TOO_LARGE``),
+    state an amount above LARGEST_CENTS, of either sign: in digits, however many (``_TOO_LARGE``),
     or as a number in exponent form (``_EXPONENT``), its value compared exactly (as a Decimal:
     no float)."""
-    large = np.asarray(pc.match_substring_regex(text, TOO_LARGE).to_numpy(zero_copy_only=False), dtype=bool)
+    large = np.asarray(pc.match_substring_regex(text, _TOO_LARGE).to_numpy(zero_copy_only=False), dtype=bool)
     exponent = np.asarray(pc.match_substring_regex(text, _EXPONENT).to_numpy(zero_copy_only=False), dtype=bool)
     for i in np.flatnonzero(exponent).tolist():
         large[i] = _above_largest(text[i].as_py())
