@@ -92,7 +92,7 @@ Amount = Annotated[Decimal, Field(ge=0, decimal_places=2), BeforeValidator(_infi
                    AfterValidator(_an_amount)]
 MaxBet = Annotated[Amount, _not_zero("config.max_bet_zero")]
 PaymentLimit = Annotated[Amount, _not_zero("config.payment_limit_zero")]
-Ratio = Annotated[int, Strict(), Field(ge=0), AfterValidator(_a_ratio)]
+Ratio = Annotated[Whole, Field(ge=0), AfterValidator(_a_ratio)]
 
 
 class ProfileBase(BaseModel):
