@@ -368,7 +368,7 @@ class Source:
                 changed = _not_text_since(self.path, self.encoding) if self.strict else None
                 raise (changed or InputError(str(self.path), "input.bad_encoding")) from None
             except (OSError, EOFError, zlib.error) as exc:
-                key, params = read_failure(exc, self.path) or ("input.bad_gzip", {"error": first_line(exc)})
+                key, params = _text_failure(exc, self.path, self.encoding)
                 raise InputError(str(self.path), key, **params) from None
         if buffered:
             yield _json_table(buffered)
