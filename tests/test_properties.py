@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.cards import RANKS, SUITS, cards_text, format_cards, parse_cards
-from auditor.checks.base import _by_table_and_time, unique_groups
+from auditor.checks.base import _by_table_and_time, reasons, unique_groups
 from auditor.games.blackjack import SCALE, Outcome, hand_value, settle_main, totals
 from auditor.logs.schema import SIGNED_MONEY_PATTERN
 from auditor.money import LARGEST_CENTS, parse_money
@@ -23,6 +23,18 @@ CARD = st.integers(min_value=0, max_value=51)
 SPELLINGS = {"T": ["T", "t", "10"], "S": ["S", "s", "♠"], "H": ["H", "h", "♥"], "D": ["D", "d", "♦"], "C": ["C", "c", "♣"]}
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
+
+
+@FAST
+@given(st.integers(min_value=1, max_value=5).flatmap(
+    lambda k: st.lists(st.lists(st.booleans(), min_size=k, max_size=k), max_size=40)))
+def test_the_first_reason_that_holds_names_each_row(rows):
+    k = len(rows[0]) if rows else 1
+    masks = [np.array([row[i] for row in rows], bool) for i in range(k)]
+    violates, reason, keys = reasons(*((m, f"reason.{i}") for i, m in enumerate(masks)))
+    assert keys == tuple(f"reason.{i}" for i in range(k))
+    assert violates.tolist() == [any(row) for row in rows]
+    assert reason.tolist() == [row.index(True) if any(row) else 0 for row in rows]
 
 
 @FAST

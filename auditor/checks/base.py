@@ -60,11 +60,16 @@ Check = Callable[..., CheckResult]
 
 def reasons(*pairs: tuple[np.ndarray, str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """(violates, reason index, reason keys): the first matching reason names each row."""
-    masks = [m for m, _ in pairs]
+    masks = [np.asarray(m, bool) for m, _ in pairs]
     violates = np.logical_or.reduce(masks)
+    # From the last reason to the first, each row's index is replaced by i where mask i holds,
+    # by arithmetic on the masks: a masked assignment per reason took 10-15 ms over a chunk's
+    # 360,000 hands, most of them matching the first reason.
     reason = np.zeros(len(violates), dtype=np.int8)
     for i in range(len(masks) - 1, -1, -1):
-        reason[masks[i]] = i
+        reason *= ~masks[i]
+        if i:
+            reason += masks[i].astype(np.int8) * np.int8(i)
     return violates, reason, tuple(k for _, k in pairs)
 
 
