@@ -34,7 +34,8 @@ from .rowwise import frame_rows
 from .profiles import ProfileBase, ProfileSet
 from .registry import plugin
 
-__all__ = ["AuditResult", "audit", "discover", "open_log", "SCHEMA_VERSION", "FINDING_COLUMNS"]
+__all__ = ["AuditResult", "audit", "discover", "open_log", "SCHEMA_VERSION", "FINDING_COLUMNS", "REASON_KEY",
+           "finding_message"]
 
 SCHEMA_VERSION = "1.0"
 # Rows per chunk: with a chunk of 300,000 hand rows audited and the next one read, a 1M-round
@@ -44,6 +45,11 @@ CHUNK_ROWS = 300_000
 FINDING_COLUMNS = ["code", "game", "directive", "article", "source", "severity", "table_id", "round_id",
                    "seat", "hand", "started_at", "dealer_id", "message", "expected", "observed", "impact",
                    "evidence", "file", "line"]
+# Beside the reports' columns, the findings' frame keeps what their message is made of: the
+# catalogue key of its reason ("" where the message is the rule's title alone). By it
+# `auditor batch` keeps a finding's message in every language (``finding_message``).
+REASON_KEY = "reason_key"
+_FRAME_COLUMNS = [*FINDING_COLUMNS, REASON_KEY]
 LIMA = "America/Lima"
 
 
@@ -170,7 +176,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
                 records_audited=good, records_rejected=bad,
                 error=errors.get(src.name), extra_columns=tuple(src.extra_columns),
                 notes=tuple(t(key, lang, **params) for key, params in src.notes))
-    all_findings = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
+    all_findings = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=_FRAME_COLUMNS)
     all_rejected = pd.concat(rejected, ignore_index=True) if rejected else _empty_rejects()
     period = (_iso(min(firsts)), _iso(max(lasts))) if firsts else (None, None)
     return AuditResult(inputs=[inputs[k] for k in sorted(inputs)], rules=rules, findings=all_findings,
@@ -1393,6 +1399,11 @@ def _money(values: np.ndarray | None, idx: np.ndarray, scale: int) -> np.ndarray
     return cents_text(cents_from_scaled(values[idx], scale)).astype(object)
 
 
+def finding_message(title: str, reason: str, lang: str) -> str:
+    """A finding's message: its rule's title (in ``lang``), then its reason's, where it has one."""
+    return f"{title}: {t(reason, lang)}" if reason else title
+
+
 def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
     """The columns of one row per violation of each (rule, result), in that order. Only the
     violating rows are converted to text, so the cost follows the number of findings, not of
@@ -1415,7 +1426,7 @@ def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
         evidence[explain] = [dict(zip(values, row)) for row in zip(*values.values())] if values else None
     taken = dict.fromkeys(frames, 0)
     used = dict.fromkeys(evidence, 0)
-    out: dict[str, list] = {c: [] for c in FINDING_COLUMNS}
+    out: dict[str, list] = {c: [] for c in _FRAME_COLUMNS}
     for rule, result, idx in parts:
         n = len(idx)
         key = id(result.frame)
@@ -1424,10 +1435,12 @@ def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
         cols = located[key]
         title = rule.title_in(lang)
         if result.reason is not None and result.reasons:
-            texts = np.array([f"{title}: {t(k, lang)}" for k in result.reasons], dtype=object)
+            texts = np.array([finding_message(title, k, lang) for k in result.reasons], dtype=object)
             message = texts[result.reason[idx]]
+            reason_key = np.array(result.reasons, dtype=object)[result.reason[idx]]
         else:
             message = np.full(n, title, dtype=object)
+            reason_key = np.full(n, "", dtype=object)
         impact = np.full(n, None, dtype=object)
         if result.expected is not None and result.observed is not None and result.bound_only is not True:
             impact = _money(result.impact[idx].astype(np.int64) if result.impact is not None else
@@ -1449,6 +1462,7 @@ def _findings(results: list[tuple], lang: str) -> dict[str, np.ndarray]:
             out[k].append(cols[k][at])
         out["started_at"].append(cols["started_at"][at])
         out["message"].append(message)
+        out[REASON_KEY].append(reason_key)
         out["expected"].append(_money(result.expected, idx, result.scale))
         out["observed"].append(_money(result.observed, idx, result.scale))
         out["impact"].append(impact)
@@ -1512,6 +1526,6 @@ def _offset_text(seconds: int) -> str:
 def _finding_frame(parts: list[dict]) -> pd.DataFrame:
     """One frame of the findings' columns of every chunk."""
     if not parts:
-        return pd.DataFrame(columns=FINDING_COLUMNS)
-    return pd.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in FINDING_COLUMNS},
-                        columns=FINDING_COLUMNS, dtype=object)
+        return pd.DataFrame(columns=_FRAME_COLUMNS)
+    return pd.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in _FRAME_COLUMNS},
+                        columns=_FRAME_COLUMNS, dtype=object)

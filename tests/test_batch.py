@@ -16,12 +16,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from markupsafe import escape
 from typer.testing import CliRunner
 
 from auditor.batch import BatchError, BatchOptions, run_batch
 from auditor.batch.ledger import Ledger
 from auditor.cli import app
 from auditor.engine import audit
+from auditor.i18n import t
 from auditor.logs.files import sha256_of
 from auditor.profiles import load_profiles
 from auditor.simulate import run
@@ -988,3 +990,105 @@ def test_a_ledger_that_cannot_be_created_is_said_in_the_commands_language(tmp_pa
     with pytest.raises(LedgerError) as exc:
         Ledger(tmp_path / "taken" / "audit.db")
     assert said in exc.value.text(lang) and "File exists" not in exc.value.text(lang)
+
+
+def _messages(files, lang: str) -> dict[tuple, set[str]]:
+    """(table, round, code, seat, hand) -> the messages one audit of ``files`` gives, in ``lang``."""
+    out: dict[tuple, set[str]] = {}
+    for r in audit(files, profiles=load_profiles([PROFILES]), lang=lang).findings.itertuples():
+        key = (r.table_id, r.round_id, r.code, None if pd.isna(r.seat) else int(r.seat),
+               None if pd.isna(r.hand) else int(r.hand))
+        out.setdefault(key, set()).add(r.message)
+    return out
+
+
+def _run_findings(out: Path, run: int) -> list[dict]:
+    return json.loads((out / "runs" / f"{run:04d}" / "batch.json").read_text(encoding="utf-8"))["findings"]
+
+
+@pytest.mark.parametrize("found_in, asked", [("es", "en"), ("en", "es")])
+def test_a_finding_is_shown_in_the_language_asked_whatever_the_run_that_found_it(tmp_path, found_in, asked):
+    """The ledger keeps a finding's message in both languages: `diff` and a later run's
+    batch.html/batch.json in the other language show it in that one (they showed the text of
+    the run that found it)."""
+    logs = tmp_path / "logs"
+    days = [day_log(logs, 0, rounds=120)]
+    out, db = tmp_path / "out", tmp_path / "out" / "audit.db"
+    batch(tmp_path, logs, lang=found_in)
+    days.append(day_log(logs, 1, rounds=120))
+    second = batch(tmp_path, logs, lang=found_in)              # day 1's findings new, in `found_in`
+    assert second.new > 0
+    wanted, other = _messages(days, asked), _messages(days, found_in)
+    assert all(wanted[k].isdisjoint(other[k]) for k in wanted)  # (each language's words its own)
+    res = CliRunner().invoke(app, ["history", "--db", str(db), "--lang", asked])  # (no finding's text in it)
+    assert res.exit_code == 0 and res.stdout.splitlines()[0] == t("batch.history_header", asked)
+    res = CliRunner().invoke(app, ["diff", "1", "2", "--db", str(db), "--lang", asked])
+    assert res.exit_code == 0, res.output
+    shown = res.stdout.split("\n\n", 1)[1].splitlines()[1:]
+    assert len(shown) == second.new
+    for line in shown:
+        code, table, round_id, seat, message = line.split(None, 4)
+        key = next(k for k in wanted if k[:3] == (table, round_id, code) and str(k[3] if k[3] is not None else "-")
+                   == seat)
+        assert message in wanted[key], line
+    # A later run in the other language: its history shows every finding open in that one.
+    third = batch(tmp_path, logs, lang=asked)
+    assert third.audited == [] and third.open == len(open_findings(db))
+    findings = _run_findings(out, 3)
+    assert len(findings) == third.open
+    for f in findings:
+        assert f["message"] in wanted[(f["table_id"], f["round_id"], f["code"], f["seat"], f["hand"])], f
+    page = (out / "runs" / "0003" / "batch.html").read_text(encoding="utf-8")
+    assert all(escape(f["message"]) in page for f in findings)
+    assert not any(escape(m) in page for k in other for m in other[k])
+
+
+def test_a_finding_recorded_by_the_previous_version_is_shown_as_it_was_written(tmp_path):
+    """A ledger written before the findings' messages were kept in both languages holds the
+    text of the run that found each: shown as it is, in either language, until its content is
+    audited again."""
+    logs = tmp_path / "logs"
+    days = [day_log(logs, 0, rounds=120)]
+    out, db = tmp_path / "out", tmp_path / "out" / "audit.db"
+    batch(tmp_path, logs)
+    with Ledger(db) as ledger:  # the record as the previous version wrote it
+        ledger.db.execute("UPDATE findings SET record = json_remove(record, '$.messages')")
+        assert not ledger.db.execute("SELECT 1 FROM findings WHERE record LIKE '%\"messages\"%'").fetchone()
+    spanish = _messages(days, "es")
+    again = batch(tmp_path, logs, lang="en")
+    assert again.audited == [] and again.open > 0
+    for f in _run_findings(out, 2):
+        assert f["message"] in spanish[(f["table_id"], f["round_id"], f["code"], f["seat"], f["hand"])], f
+    days.append(day_log(logs, 1, rounds=120))
+    batch(tmp_path, logs, lang="en")                            # day 0 stays as it was written
+    res = CliRunner().invoke(app, ["diff", "3", "2", "--db", str(db), "--lang", "en"])
+    assert res.exit_code == 0, res.output
+    english = _messages(days, "en")
+    new_then = [f for f in _run_findings(out, 3) if f["state"] == "new"]
+    assert new_then and all(f["message"] in english[(f["table_id"], f["round_id"], f["code"], f["seat"], f["hand"])]
+                            for f in new_then)
+    assert all(f["message"] in spanish[(f["table_id"], f["round_id"], f["code"], f["seat"], f["hand"])]
+               for f in _run_findings(out, 3) if f["state"] == "open")
+
+
+def test_findings_of_a_worker_of_an_older_version_keep_their_one_text(tmp_path):
+    """A worker of a version before the findings' reason keys (a cluster upgraded halfway) gives
+    frames without them: its findings are recorded with their one text, the others in both
+    languages (the batch did not fail on the mix)."""
+    from auditor.batch import runner
+    from auditor.engine import REASON_KEY
+
+    logs = tmp_path / "logs"
+    days = [day_log(logs, n, rounds=120) for n in range(2)]
+    new = audit(days[:1], profiles=load_profiles([PROFILES])).findings
+    old = audit(days[1:], profiles=load_profiles([PROFILES])).findings.drop(columns=REASON_KEY)
+    assert len(new) and len(old)
+    task = runner.Task(GAME, (), ())
+    records = runner._records([(task, {"findings": new}), (task, {"findings": old})], set())
+    assert len(records) == len(new) + len(old)
+    english = _messages(days[:1], "en")
+    for rec in records[:len(new)]:
+        assert rec["messages"]["es"] == rec["message"]
+        assert rec["messages"]["en"] in english[(rec["table_id"], rec["round_id"], rec["code"], rec["seat"],
+                                                 rec["hand"])]
+    assert not any("messages" in rec for rec in records[len(new):])

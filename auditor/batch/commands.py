@@ -104,7 +104,7 @@ def diff(
         for run in (run_a, run_b):
             if ledger.run(run) is None:
                 _cli()._fail(t("batch.unknown_run", lang, run=run))
-        d = diff_runs(ledger, run_a, run_b)
+        d = diff_runs(ledger, run_a, run_b, lang)
     lines = [t("batch.diff_counts", lang, a=run_a, b=run_b, new=len(d["new"]), resolved=len(d["resolved"]),
                unchanged=len(d["unchanged"]))]
     for key, label in (("new", "batch.diff_new"), ("resolved", "batch.diff_resolved")):

@@ -11,11 +11,12 @@ def _sort_key(rec: dict):
             rec.get("code") or "")
 
 
-def diff_runs(ledger, run_a: int, run_b: int) -> dict[str, list[dict]]:
+def diff_runs(ledger, run_a: int, run_b: int, lang: str | None = None) -> dict[str, list[dict]]:
     """Findings open after ``run_b`` but not after ``run_a`` (new), the reverse (resolved),
-    and those open after both (unchanged); each a sorted list of finding records."""
+    and those open after both (unchanged); each a sorted list of finding records (their
+    messages in ``lang``, see ``Ledger.records``)."""
     a, b = ledger.open_at(run_a), ledger.open_at(run_b)
-    recs = ledger.records(a | b)
+    recs = ledger.records(a | b, lang)
     out = {}
     for key, fps in (("new", b - a), ("resolved", a - b), ("unchanged", a & b)):
         out[key] = sorted(({**recs[fp], "fingerprint": fp} for fp in fps), key=_sort_key)

@@ -8,7 +8,13 @@ Tables
                    audited it: ``runner.judged_by``).
 ``paths``          the content last seen at each path.
 ``spans``          per file and table: first and last round time (UTC ns), for planning.
-``findings``       every finding once, keyed by its fingerprint, with its JSON record.
+``findings``       every finding once, keyed by its fingerprint, with its JSON record: the
+                   audit's finding, in the language of the run that found it, and its
+                   ``messages`` in every language (``lang -> text``), by which ``history``,
+                   ``diff`` and a later run show it in theirs. A record written before
+                   2026-12-03 holds its run's text only, shown as it is in any language; it is
+                   rewritten when its content is audited again (every content present, at the
+                   first run of a version whose audit differs: ``runner.judged_by``).
 ``file_findings``  which file content holds which finding (replaced when re-audited, kept
                    when a re-audit fails, dropped when the content is replaced at its path).
 ``episodes``       a finding's open periods: opened in run A, resolved in run B (or open).
@@ -225,13 +231,18 @@ class Ledger:
             out.update(r[0] for r in self.db.execute(q, chunk))
         return out
 
-    def records(self, fps) -> dict[str, dict]:
+    def records(self, fps, lang: str | None = None) -> dict[str, dict]:
+        """The findings' records; with ``lang``, each one's ``message`` in that language (see
+        ``findings`` above: a record written before 2026-12-03 has its run's text only)."""
         fps = list(fps)
         out: dict[str, dict] = {}
         for i in range(0, len(fps), 500):
             chunk = fps[i:i + 500]
             q = f"SELECT fingerprint, record FROM findings WHERE fingerprint IN ({','.join('?' * len(chunk))})"
             out.update((fp, json.loads(rec)) for fp, rec in self.db.execute(q, chunk))
+        if lang is not None:
+            for rec in out.values():
+                rec["message"] = rec.get("messages", {}).get(lang, rec["message"])
         return out
 
     def runs(self) -> list[dict]:

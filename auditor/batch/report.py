@@ -193,7 +193,7 @@ def write_run(run_dir: Path, *, run_id: int, lang: str, pieces, failed_paths, fa
     write_json(result, tmp / "audit-report.json", report=report)
     write_html(result, tmp / "audit-report.html", report=report)
 
-    history = _history(run_id, state, ledger, by_id)
+    history = _history(run_id, state, ledger, lang)
     today_states = {w.id: w for w in waivers}
     doc = {
         "run_id": run_id,
@@ -228,9 +228,10 @@ def write_run(run_dir: Path, *, run_id: int, lang: str, pieces, failed_paths, fa
     os.replace(tmp, run_dir)
 
 
-def _history(run_id: int, state: dict, ledger, waivers_by_id) -> list[dict]:
-    """Every finding of the run's history view: new and open ones, then resolved ones."""
-    recs = ledger.records([*state["new"], *state["open"], *state["resolved"]])
+def _history(run_id: int, state: dict, ledger, lang: str) -> list[dict]:
+    """Every finding of the run's history view, its message in ``lang``: new and open ones,
+    then resolved ones."""
+    recs = ledger.records([*state["new"], *state["open"], *state["resolved"]], lang)
     out = []
     repeated = set(state["repeated"])
     for kind in ("new", "open", "resolved"):

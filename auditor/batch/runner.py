@@ -564,10 +564,35 @@ def _records(pieces, failed_paths: set[str]) -> list[dict]:
     df = pd.concat(frames, ignore_index=True)
     df = df[~df["file"].astype(str).isin(failed_paths)]
     out = []
-    for rec in finding_records(df):
+    for rec, messages in zip(finding_records(df), _messages(df)):
         rec["fingerprint"] = fingerprint(rec["game"], rec["code"], rec["table_id"], rec["round_id"],
                                          rec["seat"], rec["hand"])
+        if messages is not None:
+            rec["messages"] = messages
         out.append(rec)
+    return out
+
+
+def _messages(df) -> list[dict[str, str] | None]:
+    """Each finding's message in every language, which the ledger keeps so that `diff` and a
+    later run show it in theirs: made from its rule's title and its reason's key. None for the
+    findings of a worker of an older version, which gives no key (its one text is kept)."""
+    from ..engine import REASON_KEY, finding_message
+    from ..i18n import LANGS
+    from ..registry import plugin
+
+    reasons = df[REASON_KEY].tolist() if REASON_KEY in df else [None] * len(df)
+    made: dict[tuple, dict[str, str]] = {}
+    out: list[dict[str, str] | None] = []
+    for game, code, reason in zip(df["game"].tolist(), df["code"].tolist(), reasons):
+        if not isinstance(reason, str):
+            out.append(None)
+            continue
+        key = (game, code, reason)
+        if key not in made:
+            rule = next(r for r in plugin(game).spec.rule if r.code == code)
+            made[key] = {lang: finding_message(rule.title_in(lang), reason, lang) for lang in LANGS}
+        out.append(made[key])
     return out
 
 
