@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -1069,6 +1070,72 @@ def test_a_finding_recorded_by_the_previous_version_is_shown_as_it_was_written(t
                             for f in new_then)
     assert all(f["message"] in spanish[(f["table_id"], f["round_id"], f["code"], f["seat"], f["hand"])]
                for f in _run_findings(out, 3) if f["state"] == "open")
+
+
+class _CommitFails:
+    """A ledger's connection whose run's COMMIT fails (after its last write, the run's row)
+    with ``exc``: what a disk that fills then, or Ctrl-C at that moment, does."""
+
+    def __init__(self, db, exc):
+        self._db, self._exc, self._run_written = db, exc, False
+
+    def execute(self, sql, *args):
+        self._run_written |= sql.startswith("INSERT INTO runs")
+        if sql == "COMMIT" and self._run_written:
+            raise self._exc
+        return self._db.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._db, name)
+
+
+@pytest.mark.parametrize("exc", [sqlite3.OperationalError("disk I/O error"), KeyboardInterrupt()])
+def test_a_run_whose_commit_fails_is_not_in_the_index(tmp_path, monkeypatch, exc):
+    """The index is written inside the run's transaction, so that one that cannot be written
+    records nothing, but put in place only once the run has committed: a commit that fails
+    (or Ctrl-C at that moment) left an index naming a run the ledger does not have."""
+    logs = tmp_path / "logs"
+    day_log(logs, 0, rounds=60)
+    out = tmp_path / "out"
+    batch(tmp_path, logs)
+    before = (out / "index.html").read_text(encoding="utf-8")
+    day_log(logs, 1, rounds=60)
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **kw: _CommitFails(connect(*a, **kw), exc))
+    with pytest.raises(BatchError if isinstance(exc, sqlite3.Error) else KeyboardInterrupt):
+        batch(tmp_path, logs)
+    monkeypatch.undo()
+    assert [r[0] for r in dump(out / "audit.db")["runs"]] == [1]
+    assert (out / "index.html").read_text(encoding="utf-8") == before and "runs/0002" not in before
+    assert not (out / "index.html.tmp").exists()
+    assert batch(tmp_path, logs).run_id == 2 and "runs/0002/batch.html" in (out / "index.html").read_text()
+
+
+def test_an_index_that_cannot_be_put_in_place_after_the_commit_is_said_stale(tmp_path, monkeypatch):
+    """Past the commit the run is recorded: an index that cannot replace the old one then (its
+    name taken by a folder meanwhile, say) leaves it naming the runs before, is said so, and the
+    run ends as it would have; the next run writes it whole."""
+    logs = tmp_path / "logs"
+    day_log(logs, 0, rounds=60)
+    out = tmp_path / "out"
+    batch(tmp_path, logs)
+    before = (out / "index.html").read_text(encoding="utf-8")
+    day_log(logs, 1, rounds=60)
+    replace = os.replace
+
+    def index_cannot_be_replaced(src, dst):
+        if Path(dst).name == "index.html":
+            raise PermissionError(13, "Permission denied", str(dst))
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", index_cannot_be_replaced)
+    res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(out), "--profile", str(PROFILES), "--lang", "en"])
+    monkeypatch.undo()
+    assert res.exit_code == 1, res.output
+    assert "run 2 is recorded" in res.stderr and "index.html" in res.stderr and "permission" in res.stderr
+    assert [r[0] for r in dump(out / "audit.db")["runs"]] == [1, 2]
+    assert (out / "index.html").read_text(encoding="utf-8") == before
+    assert batch(tmp_path, logs).run_id == 3 and "runs/0002/batch.html" in (out / "index.html").read_text()
 
 
 def test_findings_of_a_worker_of_an_older_version_keep_their_one_text(tmp_path):

@@ -23,7 +23,7 @@ from ..i18n import t
 from ..engine import LIMA
 from ..reporting.html import format_datetime
 
-__all__ = ["write_run", "write_index", "assemble_result", "MAX_ROWS"]
+__all__ = ["write_run", "write_index", "publish_index", "assemble_result", "MAX_ROWS"]
 
 MAX_ROWS = 2000
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}
@@ -90,12 +90,6 @@ def _env() -> Environment:
 
 def _labels(lang: str) -> dict:
     return {k: t(f"batch.page.{k}", lang) for k in LABELS if k != "truncated"}
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def assemble_result(pieces, failed_paths: set[str], failed: dict[str, str], profiles, lang: str):
@@ -256,15 +250,24 @@ def _in_lima(iso: str) -> str:
         return iso
 
 
-def write_index(out: Path, ledger, lang: str, pending: dict | None = None) -> Path:
-    """OUT/index.html: every run of the ledger, and ``pending``, the run being committed (the
-    index is written inside its transaction)."""
+def write_index(out: Path, ledger, lang: str, pending: dict) -> Path:
+    """OUT/index.html's next text: every run of the ledger, and ``pending``, the run being
+    committed. Written inside the run's transaction, so that an index that cannot be written
+    records nothing, to ``index.html.tmp``, whose path is returned: ``publish_index`` puts it
+    in place once the run has committed (an index never names a run the ledger lacks)."""
     L = _labels(lang)
     runs = [{**r, "href": r["report_dir"].replace(os.sep, "/"),
              "started_at": format_datetime(_in_lima(r["started_at"]), lang, seconds=True)}
-            for r in reversed([*ledger.runs(), *([pending] if pending else [])])]
+            for r in reversed([*ledger.runs(), pending])]
     html = _env().from_string(INDEX_PAGE).render(lang=lang, L=L, style=STYLE, runs=runs)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "index.html"
-    _atomic_text(path, html)
+    staged = out / "index.html.tmp"
+    staged.write_text(html, encoding="utf-8")
+    return staged
+
+
+def publish_index(staged: Path) -> Path:
+    """The index ``write_index`` staged, put in place (``os.replace``: whole or not at all)."""
+    path = staged.with_suffix("")
+    os.replace(staged, path)
     return path

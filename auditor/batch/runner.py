@@ -14,6 +14,7 @@ twice.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import time
@@ -249,6 +250,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     from ..engine import _the_file, discover
     from ..profiles import ProfileError, load_profiles
     from .ledger import Ledger, LedgerError, LedgerOvertaken
+    from .report import publish_index
     from ..logs.files import path_text, read_as, sha256_of
     from .spans import scan
     from ..registry import known_codes
@@ -425,6 +427,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                     out[fp] = w.id
             return out
 
+        staged: list[Path] = []  # the index written in the transaction, put in place after it
+
         def write_reports(state: dict) -> dict:
             new_unwaived = [fp for fp in state["new"] if fp not in state["waived"]]
             code = EXIT_PARTIAL if failed else EXIT_NEW if new_unwaived else EXIT_OK
@@ -434,21 +438,35 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                       failed=failed, state=state, waivers=waivers, ledger=ledger, profiles=list(profiles),
                       exit_code=code, today=today)
             ending = {"exit_code": code, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-            # The index too is written before the commit: a run that committed is in it, and one
-            # that could not write it records nothing (exit 2), as for its reports.
-            write_index(opts.out, ledger, lang, pending={
-                **run, **ending, **{k: len(state[k]) for k in ("new", "open", "resolved", "repeated", "waived")}})
+            # The index too is written before the commit, so that a run that could not write it
+            # records nothing (exit 2), as for its reports; but beside the index, which it
+            # replaces only once the run has committed: an index never names a run the ledger
+            # does not have (a commit that fails, Ctrl-C then), whose number the next run takes.
+            staged.append(write_index(opts.out, ledger, lang, pending={
+                **run, **ending, **{k: len(state[k]) for k in ("new", "open", "resolved", "repeated", "waived")}}))
             return ending
 
         try:
             ledger.commit_run(run, files=file_rows, paths=paths_now,
                               spans=spans_out, superseded=superseded, audited=audited, waive=waive,
                               before_commit=write_reports)
-        except LedgerOvertaken as exc:
-            raise BatchError(exc.text(lang)) from None
-        except LedgerError as exc:
-            raise BatchError(_t("batch.ledger_error", lang, error=exc.text(lang))) from None
+        except BaseException as exc:
+            with contextlib.suppress(OSError):  # (no index of the ledger's)
+                for path in staged:
+                    path.unlink(missing_ok=True)
+            if isinstance(exc, LedgerOvertaken):
+                raise BatchError(exc.text(lang)) from None
+            if isinstance(exc, LedgerError):
+                raise BatchError(_t("batch.ledger_error", lang, error=exc.text(lang))) from None
+            raise
         index = opts.out / "index.html"
+        try:
+            publish_index(staged[0])
+        except OSError as exc:
+            # The run is recorded, its reports written: the index stays as the run before left
+            # it, every run it names in the ledger, until the next run writes it (said; the run
+            # ends with its own exit code).
+            say(_t("batch.index_stale", lang, run=run_id, path=index, error=_os_error(exc, lang)))
         row = ledger.run(run_id)
 
     return BatchOutcome(run_id=run_id, exit_code=row["exit_code"], files_seen=len(files),
