@@ -240,8 +240,6 @@ def audit(
         _fail(t("cli.profile_error", lang, error=exc.text(lang)))
 
     files = engine.discover(paths, (out,))
-    if not files:
-        _say(t("cli.no_files", lang))
     with _start_up_frozen():
         try:
             with _progress(len(files), lang) as step:

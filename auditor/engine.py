@@ -69,6 +69,9 @@ class AuditResult:
     # in rounds no other file's copy had audited, nor an earlier file's rejected): an audit
     # that did not look at them.
     unaudited: list[str] = field(default_factory=list)
+    # The paths given, when no log file was found under any of them (an export that did not
+    # arrive): an audit of nothing, which is no clean audit (exit 2).
+    searched_in_vain: list[str] = field(default_factory=list)
     tool_version: str = __version__
 
     @property
@@ -123,7 +126,9 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     threading.Thread(target=last_line_end, args=(np.zeros(1, np.uint8),), daemon=True).start()
     inputs: dict[str, InputSummary] = {}
     sources: dict[str, list[Source]] = {}
-    for path in discover(paths, exclude):
+    paths = list(paths)
+    found = discover(paths, exclude)
+    for path in found:
         src, error = open_log(path, game, lang=lang, encoding=encoding, delimiter=delimiter)
         if error is not None:
             inputs[path_text(path)] = _failed_input(path, error)
@@ -181,7 +186,8 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     period = (_iso(min(firsts)), _iso(max(lasts))) if firsts else (None, None)
     return AuditResult(inputs=[inputs[k] for k in sorted(inputs)], rules=rules, findings=all_findings,
                        rejected=all_rejected, games=games, profiles=list(profiles), lang=lang, period=period,
-                       totals=totals, tables=dict(sorted(tables.items())), unaudited=sorted(unaudited))
+                       totals=totals, tables=dict(sorted(tables.items())), unaudited=sorted(unaudited),
+                       searched_in_vain=[] if found else list(dict.fromkeys(map(path_text, paths))))
 
 
 def open_log(path: Path, game: str | None = None, *, lang: str = "es", encoding: str | None = None,

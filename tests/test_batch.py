@@ -379,6 +379,33 @@ def test_a_batch_killed_while_writing_and_rerun_loses_and_doubles_nothing(tmp_pa
     assert sorted(p.name for p in (victim / "runs").iterdir()) == ["0001", "0002"]
 
 
+@pytest.mark.parametrize("lang, said", [("es", "no se encontró ningún archivo de registro"),
+                                        ("en", "no log file was found")])
+def test_a_folder_with_no_log_at_all_fails_a_night_with_no_new_file_does_not(tmp_path, lang, said):
+    """A folder with no log in it (an export that did not arrive, a share not mounted) was a
+    run of nothing recorded, exit 0 ("nothing new"): it is an error (exit 2, the folder named,
+    nothing recorded), whether the folder never held a log or held those the ledger has. A
+    night with no new file in a folder of files audited before is a run as it was (exit 0)."""
+    def cli(*paths):
+        return CliRunner().invoke(app, ["batch", *map(str, paths), "--out", str(tmp_path / "out"),
+                                        "--profile", str(PROFILES), "--lang", lang])
+
+    empty, logs = tmp_path / "vacia", tmp_path / "logs"
+    empty.mkdir()
+    res = cli(empty)
+    assert res.exit_code == 2 and said in res.stderr and str(empty) in res.stderr, res.output
+    assert not (tmp_path / "out").exists()  # no ledger, no run, no report
+    day = day_log(logs, 0, rounds=60)
+    assert cli(logs).exit_code == 1
+    assert cli(logs, empty).exit_code == 0  # no new file: nothing new
+    before = dump(tmp_path / "out" / "audit.db")
+    assert len(before["runs"]) == 2
+    day.rename(tmp_path / "aparte.csv")  # the folder as an unmounted share shows it: no log
+    res = cli(logs, empty)
+    assert res.exit_code == 2 and str(logs) in res.stderr and str(empty) in res.stderr, res.output
+    assert dump(tmp_path / "out" / "audit.db") == before  # its findings still open, no run recorded
+
+
 def test_scheduler_without_dask_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)  # import fails as if not installed
     logs = tmp_path / "logs"

@@ -321,9 +321,51 @@ def test_a_file_none_of_whose_records_was_audited_is_said_in_every_machine_repor
     assert 'id="files-not-audited"' in page and str(escape(item["error"])) in page
 
 
+@pytest.mark.parametrize("lang, said", [("es", "no se encontró ningún archivo de registro"),
+                                        ("en", "no log file was found")])
+def test_a_folder_with_no_log_is_an_input_error_said_in_every_report(tmp_path, lang, said):
+    """An export that did not arrive (a folder with no log in it, or only other files) exited
+    0, with a warning and reports of no activity: a nightly job was told by neither its exit
+    code nor its reports. It exits 2, each path searched is named, and each report says that
+    no log was found there (as of a file none of whose records could be audited)."""
+    empty, other = tmp_path / "exportacion", tmp_path / "otra"
+    empty.mkdir()
+    (other / "sub").mkdir(parents=True)
+    (other / "sub" / "leame.txt").write_text("no log", encoding="utf-8")
+    out = tmp_path / "out"
+    result = run("audit", empty, other, "--out", out, "--format", "html,json,sarif,junit", "--lang", lang,
+                 "--fail-on", "none")
+    assert result.exit_code == 2, result.output
+    report, invocation, root = _not_audited(out)
+    listed = report["summary"]["paths_without_logs"]
+    assert [i["path"] for i in listed] == [str(empty), str(other)]
+    for item in listed:
+        assert item["error"].startswith(said) and ".jsonl.gz" in item["error"]
+        assert f"{item['path']}: {item['error']}" in result.stderr
+    assert report["summary"]["no_activity"] and report["inputs"] == []
+    assert invocation["executionSuccessful"] is False
+    assert [n["message"]["text"] for n in invocation["toolExecutionNotifications"]] == \
+        [f"{i['path']}: {i['error']}" for i in listed]
+    errors = [c for c in root.iter("testcase") if c.find("error") is not None]
+    assert [c.get("name") for c in errors] == [str(empty), str(other)] and root.get("errors") == "2"
+    page = (out / "audit-report.html").read_text(encoding="utf-8")
+    assert 'id="paths-without-logs"' in page and str(escape(listed[0]["error"])) in page
+
+
+def test_a_folder_with_no_log_beside_one_with_logs_is_no_error(log, tmp_path):
+    """Only an audit that finds no log at all is one: a folder given beside a log is searched
+    for nothing more."""
+    (tmp_path / "vacia").mkdir()
+    result = run("audit", log, tmp_path / "vacia", "--out", tmp_path / "out", "--format", "json", "--fail-on", "none")
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "out" / "audit-report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["paths_without_logs"] == []
+
+
 def test_a_file_audited_in_full_is_no_error_of_the_machine_reports(outputs):
     report, invocation, root = _not_audited(outputs)
-    assert report["summary"]["files_not_audited"] == [] and invocation == {"executionSuccessful": True}
+    assert report["summary"]["files_not_audited"] == [] == report["summary"]["paths_without_logs"]
+    assert invocation == {"executionSuccessful": True}
     assert root.get("errors") == "0" and [s.get("name") for s in root.iter("testsuite")] == ["pot-luck-blackjack"]
 
 

@@ -78,7 +78,7 @@ def _unreadable(tmp_path):
 def _empty_folder(tmp_path):
     (tmp_path / "exports").mkdir()
     report = audited(tmp_path / "exports", "--out", tmp_path / "out")
-    assert report["inputs"] == [] and report["summary"]["no_activity"]
+    assert report["inputs"] == [] and report["summary"]["no_activity"] and report["summary"]["paths_without_logs"]
     assert report["period"] == {"first": None, "last": None}
     return report
 

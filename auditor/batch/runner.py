@@ -251,7 +251,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     from ..profiles import ProfileError, load_profiles
     from .ledger import Ledger, LedgerError, LedgerOvertaken
     from .report import publish_index
-    from ..logs.files import path_text, read_as, sha256_of
+    from ..logs.files import SUFFIXES, path_text, read_as, sha256_of
     from .spans import scan
     from ..registry import known_codes
     from .waivers import WaiverError, load_waivers
@@ -265,6 +265,16 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         profiles = tuple(load_profiles(opts.profiles or []))
     except ProfileError as exc:
         raise BatchError(_t("cli.profile_error", lang, error=exc.text(lang))) from None
+    # Files are found, hashed and audited by their names; the audit's results, the ledger
+    # and the reports name them as text (``files.path_text``), which they are keyed by from step 4 on.
+    # (a link whose target is gone is named as the link: that is what is in the folder)
+    files = sorted({str(_the_file(Path(p))) for p in discover(opts.paths, (opts.out,))})
+    if not files:
+        # No log at all under the folders given (an export that did not arrive, a share not
+        # mounted) is no night without news: it fails, recording nothing (``auditor audit``
+        # exits 2 for it). A folder whose files were all audited before still holds them.
+        raise BatchError(_t("batch.no_logs", lang, paths=", ".join(map(path_text, opts.paths)),
+                            suffixes=", ".join(SUFFIXES)))
     db_path = opts.db or (opts.out / "audit.db")
     try:
         ledger = Ledger(db_path)
@@ -279,10 +289,6 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         # commits after this read takes it, and this run then fails to commit (its plan was
         # made on the ledger as it was before the other's run).
         run_id = ledger.next_run_id()
-        # Files are found, hashed and audited by their names; the audit's results, the ledger
-        # and the reports name them as text (``files.path_text``), which they are keyed by from step 4 on.
-        # (a link whose target is gone is named as the link: that is what is in the folder)
-        files = sorted({str(_the_file(Path(p))) for p in discover(opts.paths, (opts.out,))})
         known = ledger.files()
         spans_db = ledger.spans()
         old_paths = ledger.path_hashes()

@@ -24,6 +24,7 @@ from pydantic import TypeAdapter
 from ..engine import LIMA, SCHEMA_VERSION
 from ..findings import Finding
 from ..i18n import catalogue, t
+from ..logs.files import SUFFIXES
 from ..money import cents_to_decimal
 from ..profiles import default_profile
 from ..specs import SEVERITIES
@@ -203,6 +204,9 @@ def _summary(result, inputs: list[dict], findings: list[dict]) -> dict:
         "files_not_audited": [{"path": i["path"], "records_rejected": i["records_rejected"],
                                "error": t("report.nothing_audited", result.lang, rejected=i["records_rejected"])}
                               for i in inputs if i["path"] in unaudited],
+        # The paths given, when no log file was found under any of them (exit 2, as above).
+        "paths_without_logs": [{"path": p, "error": t("report.no_log_found", result.lang, suffixes=", ".join(SUFFIXES))}
+                               for p in getattr(result, "searched_in_vain", ())],
         "no_activity": rounds == 0,
         **{group: [{"key": k, "findings": n, "overpaid": str(o.quantize(Decimal("0.01"))),
                     "underpaid": str(u.quantize(Decimal("0.01")))} for k, (n, o, u) in sorted(keys.items())]
@@ -211,10 +215,12 @@ def _summary(result, inputs: list[dict], findings: list[dict]) -> dict:
 
 
 def failed_inputs(report: dict) -> list[dict]:
-    """The files of a report that make the audit exit 2, each with its ``path`` and ``error``:
-    those that could not be read, and those none of whose records could be audited."""
+    """The inputs of a report that make the audit exit 2, each with its ``path`` and ``error``:
+    the files that could not be read, those none of whose records could be audited, and the
+    paths searched when no log file was found under any of them."""
     summary = report["summary"]
-    return [*summary["input_errors"], *summary.get("files_not_audited", ())]
+    return [*summary["input_errors"], *summary.get("files_not_audited", ()),
+            *summary.get("paths_without_logs", ())]
 
 
 def tables_covered(result, findings: list[dict]) -> tuple[list[str], str]:

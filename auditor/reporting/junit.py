@@ -3,8 +3,9 @@
 A rule with findings in the report is a ``failure`` that lists its findings (the first
 ``MAX_LISTED``, then how many more); a rule that did not apply is ``skipped``; a check that
 crashed is an ``error``; a rule that passed is a plain test case. A log that could not be
-read, or none of whose records could be audited (each exits 2), is an ``error`` test case of
-a suite of its own ("archivos de registro"), so that the run is not shown green. Text that
+read, or none of whose records could be audited, and a path under which no log was found
+(each exits 2), is an ``error`` test case of a suite of its own ("archivos de registro"), so
+that the run is not shown green. Text that
 XML 1.0 cannot hold (a control character in a file name) is written escaped (``\x01``).
 CI systems that read JUnit show the audit as a test run.
 """
@@ -80,8 +81,8 @@ def build_junit(report: dict) -> ET.Element:
         for k, v in counts.items():
             suite.set(k, str(v))
             totals[k] += v
-    # A log that could not be read, or none of whose records could be audited, exits 2: it is
-    # an error here too (a CI shows the run red), one test case per file in a suite of its own.
+    # A log that could not be read, or none of whose records could be audited, and a path with
+    # no log under it, exit 2: each is an error here too (a CI shows the run red), one test case per file in a suite of its own.
     failed = [(e["path"], e["error"]) for e in failed_inputs(report)]
     if failed:
         suite = ET.SubElement(suites, "testsuite", name=t("report.junit_inputs", lang),

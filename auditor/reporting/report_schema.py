@@ -166,6 +166,9 @@ def _summary() -> dict:
                                                               "(the audit exits 2).",
                               "items": _object({"path": _text(), "records_rejected": count,
                                                 "error": _text("Why, in the report's language.")})},
+        "paths_without_logs": {"type": "array", "description": "The paths given, when no log file was found under "
+                                                                "any of them (the audit exits 2).",
+                               "items": _object({"path": _text(), "error": _text("Why, in the report's language.")})},
         "no_activity": {"type": "boolean", "description": "No round was audited."},
         **{group: {"type": "array", "items": _ref("group")}
            for group in ("by_table", "by_dealer", "by_rule", "by_day")},
