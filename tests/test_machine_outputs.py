@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import xml.etree.ElementTree as ET
 from importlib import resources
 
@@ -172,6 +173,34 @@ def test_junit_parses_one_suite_per_game_one_case_per_rule(outputs):
     assert suite.skipped == sum(s == "not_applicable" for s in status.values())
     win = next(c for c in cases if c.name.startswith("PLB-WIN:"))
     assert "T2 3" in win.result[0].text and "mesa.csv:4" in win.result[0].text
+
+
+def test_junit_suites_give_their_time_and_host_as_ants_xsd_requires(tmp_path):
+    """Ant's JUnit XSD, the strictest, requires a ``testsuite``'s ``time`` (xs:decimal) and
+    ``hostname`` (not empty): the suites had neither. Each game's suite gives the time its audit
+    took, the root the whole audit's, the suite of the logs at fault 0 (no time of its own);
+    a report rendered without an audit's timing gives 0."""
+    import socket
+    from decimal import Decimal
+
+    from auditor.reporting.junit import write_junit
+
+    bad = tmp_path / "roto.csv"
+    bad.write_text("a,b,c\n1,2,3\n", encoding="utf-8")
+    result = audit([write_log(tmp_path / "mesa.csv", ROWS), bad])
+    root = ET.parse(write_junit(result, tmp_path / "j.xml")).getroot()
+    host = socket.gethostname() or "localhost"
+    times = {s.get("name"): s.get("time") for s in root.iter("testsuite")}
+    assert list(times) == ["pot-luck-blackjack", "archivos de registro"]
+    assert all(re.fullmatch(r"[0-9]+\.[0-9]{3}", v) for v in [times["pot-luck-blackjack"], root.get("time")]), times
+    assert [s.get("hostname") for s in root.iter("testsuite")] == [host, host] and host
+    assert 0 < Decimal(times["pot-luck-blackjack"]) <= Decimal(root.get("time"))
+    assert times["archivos de registro"] == "0"
+    for suite in build_junit(build_report(result)).iter("testsuite"):
+        assert suite.get("time") == "0" and suite.get("hostname") == host
+    from junitparser import JUnitXml
+
+    assert [s.time for s in JUnitXml.fromfile(str(tmp_path / "j.xml"))] == [float(v) for v in times.values()]
 
 
 def test_junit_caps_the_listed_findings(tmp_path):

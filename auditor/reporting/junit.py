@@ -8,11 +8,17 @@ read, or none of whose records could be audited, and a path under which no log w
 that the run is not shown green. Text that
 XML 1.0 cannot hold (a control character in a file name) is written escaped (``\x01``).
 CI systems that read JUnit show the audit as a test run.
+
+Every suite gives its ``hostname`` (the machine's) and ``time``, as Ant's XSD, the strictest,
+requires: a game's suite the seconds its audit took, the root the whole audit's, and 0 where
+the time is not known (the suite of the logs at fault; a report rendered without the audit's
+result). So two runs on the same inputs differ in the times, as in the generation time.
 """
 
 from __future__ import annotations
 
 import re
+import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -39,17 +45,26 @@ def _line(f: dict, lang: str) -> str:
     return f"[{severity}] {f['table_id']} {f['round_id']}{seat} {f['started_at'] or ''}: {f['message']}{money} {where}".strip()
 
 
-def build_junit(report: dict) -> ET.Element:
+def _seconds(value: float | None) -> str:
+    return f"{value:.3f}" if value else "0"
+
+
+def build_junit(report: dict, *, seconds: float | None = None, game_seconds: dict[str, float] | None = None) -> ET.Element:
+    """The JUnit document of ``report``; ``seconds`` and ``game_seconds``: how long the audit
+    took, whole and of each game (0 where not given)."""
     lang = report["lang"]
+    game_seconds = game_seconds or {}
+    host = socket.gethostname() or "localhost"
     by_code: dict[str, list[dict]] = {}
     for f in report["findings"]:
         by_code.setdefault(f["code"], []).append(f)
-    suites = ET.Element("testsuites", name="casino-auditor")
+    suites = ET.Element("testsuites", name="casino-auditor", time=_seconds(seconds))
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     games = list(dict.fromkeys([*report["games"], *(r["game"] for r in report["rules"])]))
     for game in games:
         rules = [r for r in report["rules"] if r["game"] == game]
-        suite = ET.SubElement(suites, "testsuite", name=game, timestamp=report["generated_at"][:19])
+        suite = ET.SubElement(suites, "testsuite", name=game, timestamp=report["generated_at"][:19], hostname=host,
+                              time=_seconds(game_seconds.get(game)))
         props = ET.SubElement(suite, "properties")
         if game in GAMES:
             spec = plugin(game).spec
@@ -86,7 +101,8 @@ def build_junit(report: dict) -> ET.Element:
     failed = [(e["path"], e["error"]) for e in failed_inputs(report)]
     if failed:
         suite = ET.SubElement(suites, "testsuite", name=t("report.junit_inputs", lang),
-                              timestamp=report["generated_at"][:19], tests=str(len(failed)), failures="0",
+                              timestamp=report["generated_at"][:19], hostname=host, time="0", tests=str(len(failed)),
+                              failures="0",
                               errors=str(len(failed)), skipped="0")
         for path, error in failed:
             case = ET.SubElement(suite, "testcase", name=path, classname="inputs", time="0")
@@ -122,7 +138,8 @@ def _xml_safe(root: ET.Element) -> None:
 
 def write_junit(result, path, *, report: dict | None = None) -> Path:
     path = Path(path)
-    root = build_junit(report if report is not None else build_report(result))
+    root = build_junit(report if report is not None else build_report(result), seconds=getattr(result, "seconds", None),
+                       game_seconds=getattr(result, "game_seconds", None))
     ET.indent(root)
     path.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
     return path
