@@ -110,7 +110,7 @@ def _verify(lang: str) -> None:
     try:
         verify()
     except SpecError as exc:
-        _fail(t("cli.spec_error", lang, error=exc))
+        _fail(t("cli.spec_error", lang, error=exc.text(lang)))
 
 
 def _formats(value: str, lang: str) -> list[str]:
@@ -246,7 +246,7 @@ def audit(
                 result = engine.audit(paths, game=game, profiles=profiles, lang=lang, progress=step,
                                       encoding=encoding, delimiter=delimiter, exclude=(out,))
         except SpecError as exc:
-            _fail(t("cli.spec_error", lang, error=exc))
+            _fail(t("cli.spec_error", lang, error=exc.text(lang)))
 
         report = reporting.build_report(result, filters=filters, operator=operator, hall=hall)
         written: list[Path] = []
@@ -407,7 +407,9 @@ def simulate(
                               start=start.date() if start else None, continue_from=continue_from)
     except simulator.SimulateError as exc:
         _fail(exc.text(lang))
-    except (ValueError, OSError) as exc:
+    except OSError as exc:  # (the system's reason, in the catalogue's words)
+        _fail(t("cli.simulate_os_error", lang, path=exc.filename or out, error=os_error(exc, lang)))
+    except ValueError as exc:  # (a library's, for which the catalogue has no words)
         _fail(t("cli.simulate_failed", lang, error=exc))
     for path in paths:
         _say(t("cli.written", lang, path=path))

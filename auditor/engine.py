@@ -676,7 +676,7 @@ class _GameRun:
             try:
                 result = p.checks[rule.code](ctx)
             except Exception as exc:  # a check that crashed is reported as error, never as passed
-                self.stats[rule.code][3] = f"{type(exc).__name__}: {exc}"
+                self.stats[rule.code][3] = t("note.check_crashed", self.lang, detail=f"{type(exc).__name__}: {exc}")
                 continue
             if rule.needs:
                 result = self._where_known(rule, result, ctx, unknown)

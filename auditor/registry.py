@@ -72,17 +72,17 @@ def verify() -> None:
     for game, p in GAMES.items():
         spec = p.spec
         if spec.game != game:
-            raise SpecError(f"{p.spec_file}: game {spec.game!r} is not {game!r}")
+            raise SpecError(p.spec_file, "spec.wrong_game", game=spec.game, expected=game)
         codes, bound = set(spec.codes), set(p.checks)
         if codes - bound:
-            raise SpecError(f"{game}: rule codes without a check: {sorted(codes - bound)}")
+            raise SpecError(None, "spec.codes_without_check", game=game, codes=", ".join(sorted(codes - bound)))
         if bound - codes:
-            raise SpecError(f"{game}: checks without a rule code: {sorted(bound - codes)}")
+            raise SpecError(None, "spec.checks_without_code", game=game, codes=", ".join(sorted(bound - codes)))
         settlements = {c.name for c in columns_of(game) if c.settles}
         for rule in spec.rule:
             if set(rule.needs) - settlements:
-                raise SpecError(f"{game}: {rule.code} needs columns that are no optional settlement of the "
-                                f"log: {sorted(set(rule.needs) - settlements)}")
+                raise SpecError(None, "spec.needs_not_settlement", game=game, code=rule.code,
+                                columns=", ".join(sorted(set(rule.needs) - settlements)))
 
 
 def plugin(game: str) -> GamePlugin:

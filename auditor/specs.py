@@ -7,12 +7,13 @@ TOML file per directive; the checks are bound to the codes by the registry.
 from __future__ import annotations
 
 import os
-import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .config_errors import ConfigError, read_toml, validation_problems
 
 __all__ = ["RuleSpec", "DirectiveSpec", "SpecError", "load_spec", "SPEC_DIR", "SEVERITIES"]
 
@@ -20,8 +21,9 @@ SEVERITIES = ("info", "low", "medium", "high", "critical")
 SPEC_DIR = Path(os.environ.get("AUDITOR_RULE_SPECS", Path(__file__).resolve().parent.parent / "rule_specs"))
 
 
-class SpecError(Exception):
-    """A broken or incomplete spec (exit code 2)."""
+class SpecError(ConfigError):
+    """A broken or incomplete spec (exit code 2), a fault of the installation: said in the
+    catalogue's words (``spec.*``, ``config.*``), as a profile's faults are."""
 
 
 class Titles(BaseModel):
@@ -79,17 +81,20 @@ class DirectiveSpec(BaseModel):
 @cache
 def load_spec(filename: str) -> DirectiveSpec:
     path = SPEC_DIR / filename
+    data = read_toml(path, SpecError)
+    rules = data.get("rule", [])
+    for rule in rules if isinstance(rules, list) else ():
+        if not isinstance(rule, dict):
+            continue  # (the model says what it should be)
+        rule.setdefault("game", data.get("game", ""))
+        rule.setdefault("directive", data.get("directive", ""))
+        if rule.get("source") == "TEXT" and not (rule.get("article") and rule.get("quote")):
+            raise SpecError(path, "spec.text_rule_unquoted", code=rule.get("code"))
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        for rule in data.get("rule", []):
-            rule.setdefault("game", data.get("game", ""))
-            rule.setdefault("directive", data.get("directive", ""))
-            if rule["source"] == "TEXT" and not (rule.get("article") and rule.get("quote")):
-                raise SpecError(f"{path}: {rule.get('code')}: a TEXT rule needs its article and quote")
         spec = DirectiveSpec.model_validate(data)
-    except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
-        raise SpecError(f"{path}: {exc}") from None
+    except ValidationError as exc:
+        raise SpecError(path, "config.fields", validation_problems(exc)) from None
     codes = spec.codes
     if len(codes) != len(set(codes)):
-        raise SpecError(f"{path}: duplicated rule codes")
+        raise SpecError(path, "spec.duplicate_codes", codes=", ".join(sorted({c for c in codes if codes.count(c) > 1})))
     return spec

@@ -406,6 +406,29 @@ def test_a_folder_with_no_log_at_all_fails_a_night_with_no_new_file_does_not(tmp
     assert dump(tmp_path / "out" / "audit.db") == before  # its findings still open, no run recorded
 
 
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_scheduler_that_cannot_be_reached_is_said_in_the_catalogues_words(tmp_path, lang):
+    """Dask's reason was quoted in its English («no se pudo conectar con el planificador Dask
+    nonsense: missing port number in address 'nonsense'», «… Timed out trying to connect to
+    tcp://127.0.0.1:1 after 20 s»)."""
+    pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed")
+    from auditor.batch.distributed import DaskExecutor
+    from auditor.i18n import t
+
+    logs = tmp_path / "logs"
+    day_log(logs, 0, rounds=30)
+    for address in ("nonsense", "foo://x:1"):
+        res = CliRunner().invoke(app, ["batch", str(logs), "--out", str(tmp_path / "out"), "--scheduler", address,
+                                       "--lang", lang])
+        said = t("batch.scheduler_error", lang, address=address, error=t("scheduler_reason.bad_address", lang))
+        assert res.exit_code == 2 and res.stderr == f"auditor: {said}\n", res.stderr
+    with pytest.raises(BatchError) as caught:
+        DaskExecutor("tcp://127.0.0.1:1", lang, timeout=1)
+    assert str(caught.value) == t("batch.scheduler_error", lang, address="tcp://127.0.0.1:1",
+                                  error=t("scheduler_reason.unreachable", lang, seconds=1))
+    assert "Timed out" not in str(caught.value)
+
+
 def test_scheduler_without_dask_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)  # import fails as if not installed
     logs = tmp_path / "logs"

@@ -464,6 +464,21 @@ def test_a_profile_nested_too_deeply_is_a_config_error_not_a_traceback(clean_log
         assert "Traceback" not in result.output and "Recursion" not in result.output
 
 
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_simulation_the_system_stops_says_why_in_the_catalogues_words(tmp_path, lang):
+    """The system's reason a simulation could not write or read was quoted in its English
+    (`la simulación falló: [Errno 17] File exists: '…'`, a file where the log's folder goes)."""
+    (tmp_path / "archivo").write_text("", encoding="utf-8")
+    cases = [(["triple-shot", "--out", tmp_path / "archivo" / "sim.csv"], tmp_path / "archivo", "os_error.EEXIST"),
+             (["triple-shot", "--out", tmp_path / "x.csv", "--continue-from", tmp_path / "no.csv"], tmp_path / "no.csv",
+              "os_error.ENOENT")]
+    for args, path, reason in cases:
+        result = run("--lang", lang, "simulate", *args, "--rounds", 5)
+        said = t("cli.simulate_os_error", lang, path=path, error=t(reason, lang))
+        assert result.exit_code == 2 and result.stderr == f"auditor: {said}\n", result.stderr
+        assert "Errno" not in said and "File exists" not in said and "No such" not in said
+
+
 def test_continuing_from_a_log_of_another_game_says_so_and_exits_2(tmp_path):
     """`simulate triple-shot --continue-from` a Pot Luck log once ended in a KeyError."""
     plb = tmp_path / "plb.csv"
@@ -693,8 +708,10 @@ def test_usage_errors_are_said_in_the_users_language_with_exit_2(tmp_path, monke
     assert not list(tmp_path.iterdir())
 
 
-def test_a_usage_error_of_an_unknown_kind_keeps_clicks_text_after_the_catalogues_words():
+def test_a_usage_error_of_an_unknown_kind_keeps_clicks_text_after_the_catalogues_words(monkeypatch):
     from auditor import cli_text
+
+    monkeypatch.setattr(cli_text, "_lang", "es")  # (the last command line's: a test's before may be English)
 
     strange = type("StrangeUsageError", (Exception,), {"exit_code": 2, "format_message": lambda self: "Odd thing."})
     assert cli_text._message(strange(), []) == t("cli.usage.other", "es", error="Odd thing.")
@@ -902,3 +919,43 @@ def test_a_pipe_named_as_a_log_is_refused_not_waited_on(high_log, tmp_path):
                            "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "no es un archivo" in done.stderr and "1 hallazgos" in done.stderr
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_broken_rule_spec_is_said_in_the_catalogues_words(monkeypatch, tmp_path, lang):
+    """A broken rule specification (a fault of the installation) was said in the English of
+    tomllib, of pydantic (``1 validation error for DirectiveSpec … Field required [type=missing
+    …]`` with a link to its website) or of the code's own strings (``a TEXT rule needs its
+    article and quote``), in a Spanish message: it is said as a profile's faults are, naming
+    the file and the field or the rule."""
+    import dataclasses
+
+    from auditor import registry
+    from auditor.specs import SPEC_DIR, load_spec
+
+    plugin = registry.GAMES["pot-luck-blackjack"]
+    text = (SPEC_DIR / plugin.spec_file).read_text(encoding="utf-8")
+    quoted = re.search(r'\nquote = "[^"\n]+"', text)
+    code = re.findall(r'\ncode = "([^"]+)"', text[:quoted.start()])[-1]  # (the first rule that quotes the text)
+    broken = {"toml": (text.replace("[[rule]]", "[[rule]", 1), [t("config.bad_toml_at", lang, line=0, column=0).split(" (")[0] + " ("]),
+              "field": (text.replace("\nseverity = ", "\nseveridad = ", 1),
+                        [f"rule.0.severidad: {t('config.unknown_field', lang)}",
+                         f"rule.0.severity: {t('config.missing', lang)}"]),
+              "quote": (text[:quoted.start()] + '\nquote = ""' + text[quoted.end():],
+                        [t("spec.text_rule_unquoted", lang, code=code)])}
+    for name, (body, said) in broken.items():
+        spec = tmp_path / f"{name}.toml"
+        spec.write_text(body, encoding="utf-8")
+        monkeypatch.setitem(registry.GAMES, "pot-luck-blackjack", dataclasses.replace(plugin, spec_file=str(spec)))
+        registry.verify.cache_clear()
+        try:
+            result = run("rules", "--lang", lang)
+        finally:
+            monkeypatch.undo()
+            registry.verify.cache_clear()
+            load_spec.cache_clear()
+        assert result.exit_code == 2, (name, result.output)
+        assert result.stderr.startswith(f"auditor: {t('cli.spec_error', lang, error='')}{spec}: "), result.stderr
+        assert all(words in result.stderr for words in said), (name, result.stderr)
+        for english in ("validation error", "Field required", "pydantic", "Invalid", "needs its", "[type="):
+            assert english not in result.stderr, (name, result.stderr)

@@ -203,6 +203,30 @@ def test_junit_suites_give_their_time_and_host_as_ants_xsd_requires(tmp_path):
     assert [s.time for s in JUnitXml.fromfile(str(tmp_path / "j.xml"))] == [float(v) for v in times.values()]
 
 
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_check_that_crashed_is_said_a_fault_of_the_auditor_with_its_detail_kept(monkeypatch, tmp_path, lang):
+    """A check that crashed was an ``error`` outcome whose note was the exception's class and
+    text alone (``KeyError: 'bet'``), in any language. The note says, in the report's
+    language, that the rule could not be checked for a fault of the auditor's own, to be
+    reported; the exception follows it, for a developer. JUnit and SARIF quote the note."""
+    from auditor import registry
+    from auditor.i18n import t
+
+    def crashes(ctx):
+        raise KeyError("bet")
+
+    monkeypatch.setitem(registry.GAMES["pot-luck-blackjack"].checks, "PLB-WIN", crashes)
+    report = build_report(audit([write_log(tmp_path / "mesa.csv", ROWS)], lang=lang))
+    (rule,) = [r for r in report["rules"] if r["code"] == "PLB-WIN"]
+    assert rule["status"] == "error"
+    assert rule["note"] == t("note.check_crashed", lang, detail="KeyError: 'bet'")
+    assert rule["note"] != "KeyError: 'bet'" and rule["note"].endswith("KeyError: 'bet'")
+    case = next(c for c in build_junit(report).iter("testcase") if c.get("name").startswith("PLB-WIN:"))
+    assert case.find("error").get("message") == rule["note"]
+    (note,) = build_sarif(report)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert note["message"]["text"] == f"PLB-WIN: {rule['note']}"
+
+
 def test_junit_caps_the_listed_findings(tmp_path):
     rows = [hand(str(n), minute=n % 60, net_main="0") for n in range(MAX_LISTED + 7)]
     report = build_report(audit([write_log(tmp_path / "many.csv", rows)]))

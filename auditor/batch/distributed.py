@@ -12,6 +12,20 @@ from __future__ import annotations
 __all__ = ["DaskExecutor"]
 
 
+def _reason(exc: OSError | ValueError, lang: str, timeout: float) -> str:
+    """Why Dask's client could not reach ``address``, in the catalogue's words: a ValueError is
+    an address Dask cannot parse (no port, an unknown scheme); an OSError without the system's
+    number is Dask's own timeout, whatever stopped the connection (refused, no such host:
+    Dask retries them all until then)."""
+    from ..i18n import os_error, t
+
+    if isinstance(exc, ValueError):
+        return t("scheduler_reason.bad_address", lang)
+    if exc.errno is not None:
+        return os_error(exc, lang)
+    return t("scheduler_reason.unreachable", lang, seconds=f"{timeout:g}")
+
+
 class DaskExecutor:
     def __init__(self, address, lang: str = "es", timeout: float = 20):
         from ..i18n import t
@@ -23,8 +37,9 @@ class DaskExecutor:
             raise BatchError(t("batch.dask_missing", lang)) from None
         try:
             self.client = Client(address, timeout=timeout, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise BatchError(t("batch.scheduler_error", lang, address=address, error=exc)) from None
+        except (OSError, ValueError) as exc:
+            raise BatchError(t("batch.scheduler_error", lang, address=address,
+                               error=_reason(exc, lang, timeout))) from None
         self.name = f"dask:{address}"
 
     def map(self, fn, items):
