@@ -5,9 +5,8 @@ A rule with findings in the report is a ``failure`` that lists its findings (the
 crashed is an ``error``; a rule that passed is a plain test case. A log that could not be
 read, or none of whose records could be audited, and a path under which no log was found
 (each exits 2), is an ``error`` test case of a suite of its own ("archivos de registro"), so
-that the run is not shown green. Text that
-XML 1.0 cannot hold (a control character in a file name) is written escaped (``\x01``).
-CI systems that read JUnit show the audit as a test run.
+that the run is not shown green. Text that XML 1.0 cannot hold (a control character in a file
+name) is written escaped (``\x01``). CI systems that read JUnit show the audit as a test run.
 
 Every suite gives its ``hostname`` (the machine's) and ``time``, as Ant's XSD, the strictest,
 requires: a game's suite the seconds its audit took, the root the whole audit's, and 0 where
