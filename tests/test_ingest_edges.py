@@ -981,6 +981,71 @@ def test_the_encoding_given_is_checked_throughout_and_its_first_bytes_that_are_n
     assert open_source(tmp_path / "cut_at_the_end.csv").encoding == "utf-8"
 
 
+@pytest.mark.parametrize("case", ["lone_surrogate.csv", "odd_byte.csv", "lone_surrogate.csv.gz",
+                                  "odd_byte.csv.gz", "lone_surrogate.jsonl", "odd_byte.jsonl.gz"])
+def test_a_text_read_as_utf16_by_its_mark_is_checked_to_be_utf16(tmp_path, monkeypatch, case):
+    """A file that begins with UTF-16's byte order mark is read as UTF-16 by the detection,
+    without --encoding: broken UTF-16 after it (a lone surrogate, a byte too few at the end)
+    was read replaced (U+FFFD), so that two table ids differing there were one table. It is
+    refused as it is with --encoding utf-16, before any row is read, naming the line and the
+    bytes (the pass's blocks here of 5 bytes: a gzip member gives the mark's bytes apart);
+    a file whose text is UTF-16 throughout is read, with characters beyond the BMP."""
+    from auditor.logs import files
+    from auditor.logs.files import InputError
+
+    monkeypatch.setattr(files, "_BLOCK", 5)
+    rows = [hand("R1", dealer_id="Peña"), hand("R2", minute=1), hand("R3", minute=2, dealer_id="DX")]
+    if case.endswith((".jsonl", ".jsonl.gz")):
+        text = "".join(json.dumps(_round_document(r), ensure_ascii=False) + "\n" for r in rows)
+        last = 3
+    else:
+        text = write_log(tmp_path / "plain.csv", rows).read_text(encoding="utf-8")
+        last = 4
+    data = ("\ufeff" + text).encode("utf-16-le")
+    if case.startswith("lone_surrogate"):
+        data, want = data.replace("DX".encode("utf-16-le"), b"\x00\xd8X\x00"), (last, "0x00 0xD8")
+    else:  # (the text's last line end is its line's: the byte after it is one line more)
+        data, want = data + b"x", (last + 1, "0x78")
+    log = tmp_path / case
+    log.write_bytes(gzip.compress(data) if case.endswith(".gz") else data)
+    with pytest.raises(InputError) as exc:
+        open_source(log)
+    assert exc.value.key == "input.not_text_by_mark"
+    key, values = exc.value.params["where"]
+    assert (exc.value.params["encoding"], values["line"], values["bytes"]) == ("utf-16", *want)
+    (item,) = audit([log]).inputs
+    assert item.error == t("input.not_text_by_mark", "es", encoding="utf-16", where=t(key, "es", **values))
+    assert item.records_read == 0 and "\ufffd" not in item.error
+    good = ("\ufeff" + text.replace("DX", "D\U0001F0A1")).encode("utf-16-le")
+    log.write_bytes(gzip.compress(good) if case.endswith(".gz") else good)
+    source = open_source(log)
+    assert source.encoding == "utf-16" and source.strict
+    assert [d for b in source.batches() for d in b.column("dealer_id").to_pylist()][1:] == ["D1", "D\U0001F0A1"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_utf16_log_changed_after_it_was_checked_is_not_read_with_bytes_replaced(tmp_path, suffix):
+    """A UTF-16 file found to be so by the pass before it is read, then changed (a lone
+    surrogate in its last round): its reader stops there, as for an encoding given."""
+    from auditor.logs.files import InputError
+
+    rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(300)]
+    if suffix == ".jsonl":
+        text = "".join(json.dumps(_round_document(r)) + "\n" for r in rows)
+    else:
+        text = write_log(tmp_path / "plain.csv", rows).read_text(encoding="utf-8")
+    log = tmp_path / f"late{suffix}"
+    data = ("\ufeff" + text).encode("utf-16-le")
+    log.write_bytes(data)
+    source = open_source(log)
+    at = data.rindex("R299".encode("utf-16-le"))
+    log.write_bytes(data[:at] + b"\x00\xd8" + data[at + 2:])
+    with pytest.raises(InputError) as exc:
+        list(source.batches(rows=50))
+    assert exc.value.key == "input.not_text_by_mark"
+    assert exc.value.params["where"][1]["line"] == len(rows) + (suffix == ".csv")
+
+
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
 def test_a_log_changed_after_its_encoding_given_was_checked_is_not_read_with_bytes_replaced(
         tmp_path, monkeypatch, suffix):

@@ -35,6 +35,8 @@ SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 _BLOCK = 1 << 23
 # Bytes that Windows-1252 leaves undefined: a file holding one is not Windows-1252 text.
 _CP1252_UNDEFINED = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
+# UTF-16's byte order mark, little- and big-endian.
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def read_as(name) -> str:
@@ -153,9 +155,10 @@ class Scan:
     cp1252: bool
     utf16_bom: bool
     blank: bool  # nothing but blanks (and a BOM)
-    # Of a scan told the encoding the text must be in (``--encoding``): where the text first
-    # is none in it (the offset of its first such byte in the text, decompressed for ``.gz``,
-    # and those bytes), None if it is text in it throughout.
+    # Of a scan told the encoding the text must be in (``--encoding``), or of a text that
+    # begins with UTF-16's byte order mark and is told no encoding (read as UTF-16, so checked
+    # to be so): where the text first is none in it (the offset of its first such byte in the
+    # text, decompressed for ``.gz``, and those bytes), None if it is text in it throughout.
     not_text: tuple[int, bytes] | None = None
 
 
@@ -165,7 +168,8 @@ def scan(path: Path, digest=None, encoding: str | None = None) -> Scan:
     hashlib object) is given the file's bytes on the way. ``encoding`` (a Python codec's
     name): the text is checked to be text in it too (``Scan.not_text``), in the same pass;
     UTF-8 and Windows-1252 by the checks made anyway, a codec that reads every byte as a
-    character (Latin-1) not at all, another by decoding it."""
+    character (Latin-1) not at all, another by decoding it. Without ``encoding``, a text that
+    begins with UTF-16's byte order mark is checked to be UTF-16 (the detection reads it so)."""
     gz = path.name.lower().endswith(".gz")
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     state = {"utf8": True, "cp1252": True, "head": b"", "content": False, "at": 0, "not_text": None}
@@ -180,7 +184,12 @@ def scan(path: Path, digest=None, encoding: str | None = None) -> Scan:
     def feed(text: bytes) -> None:
         nonlocal other
         if len(state["head"]) < 4:
+            before = state["head"]
             state["head"] += text[:4]
+            if encoding is None and len(before) < 2 <= len(state["head"]) and state["head"][:2] in _UTF16_MARKS:
+                # (a gzip member may have given its first byte alone: it is fed first)
+                other = codecs.getincrementaldecoder("utf-16")("strict")
+                other.decode(before)
         if not state["content"] and text.strip(b" \t\r\n\x00\xef\xbb\xbf"):
             state["content"] = True
         if not text:  # an empty read (between two gzip members) says nothing
@@ -261,7 +270,7 @@ def scan(path: Path, digest=None, encoding: str | None = None) -> Scan:
                 not_text(state["at"], pending, b"", exc)
     head = state["head"]
     return Scan(utf8=utf8, utf8_but_tail=tail, cp1252=state["cp1252"],
-                utf16_bom=head[:2] in (b"\xff\xfe", b"\xfe\xff"), blank=not state["content"],
+                utf16_bom=head[:2] in _UTF16_MARKS, blank=not state["content"],
                 not_text=state["not_text"])
 
 

@@ -86,10 +86,12 @@ class Source:
     record_rejects: list[pd.DataFrame] = field(default_factory=list)
     encoding: str = "utf-8"  # Python codec of the text
     native: bool = True  # valid UTF-8: Arrow reads the bytes as they are
-    # The encoding given (``--encoding``), the file found to be text in it throughout before
-    # it was read (``_not_text``): no byte of it is read as another, not even a byte changed
-    # since (``_not_text_since``).
+    # The encoding given (``--encoding``), or UTF-16 told by the text's byte order mark
+    # (``mark``), the file found to be text in it throughout before it was read
+    # (``_not_text``): no byte of it is read as another, not even a byte changed since
+    # (``_not_text_since``).
     strict: bool = False
+    mark: bool = False
     delimiter: str = ","
     notes: list[tuple[str, dict]] = field(default_factory=list)  # (catalogue key, params)
     # Of a CSV file read before its encoding was known (see ``_HEAD``): the pass that tells it
@@ -230,7 +232,7 @@ class Source:
                 else:
                     (table, invalid), count = self._parsed(block), line_count(block)
             except (pa.ArrowInvalid, OSError, EOFError, zlib.error, UnicodeError) as exc:
-                changed = _not_text_since(self.path, self.encoding) if (
+                changed = _not_text_since(self.path, self.encoding, self.mark) if (
                     self.strict and isinstance(exc, UnicodeDecodeError)) else None
                 if changed is not None:
                     raise changed from None
@@ -365,7 +367,7 @@ class Source:
                         yield _json_table(buffered)
                         buffered = []
             except UnicodeDecodeError:
-                changed = _not_text_since(self.path, self.encoding) if self.strict else None
+                changed = _not_text_since(self.path, self.encoding, self.mark) if self.strict else None
                 raise (changed or InputError(str(self.path), "input.bad_encoding")) from None
             except (OSError, EOFError, zlib.error) as exc:
                 key, params = _text_failure(exc, self.path, self.encoding)
@@ -850,6 +852,10 @@ def _choose_encoding(path: Path, scan: Scan, requested: str | None) -> tuple[str
         native = name in ("utf-8", "utf-8-sig") and scan.utf8
         return name, native, []
     if scan.utf16_bom:
+        # Broken UTF-16 (a lone surrogate, a byte too few at the end) is refused as it is
+        # with --encoding utf-16: read replaced, «Tñ1» and «Té1» could both be «T�1».
+        if scan.not_text is not None:
+            raise _not_text(path, "utf-16", scan.not_text, mark=True)
         return "utf-16", False, [("input.decoded_as", {"encoding": _ENCODING_LABELS["utf-16"]})]
     if scan.utf8:
         return "utf-8", True, []
@@ -861,26 +867,29 @@ def _choose_encoding(path: Path, scan: Scan, requested: str | None) -> tuple[str
     raise InputError(str(path), "input.undecodable")
 
 
-def _not_text(path: Path, encoding: str, where: tuple[int, bytes]) -> InputError:
-    """The error of a file given (``--encoding``) as text in ``encoding`` whose bytes at
-    ``where`` (``Scan.not_text``) are none in it: it is not read with them replaced by U+FFFD
-    (the table ids «Tñ1» and «Té1» in Windows-1252 read as UTF-8 would both be «T�1», and the
-    rules over a table's consecutive rounds would judge the two tables as one). The line is
-    the one the readers number (LF, CR or CRLF ends one): a CSV row's, a JSON line's."""
+def _not_text(path: Path, encoding: str, where: tuple[int, bytes], mark: bool = False) -> InputError:
+    """The error of a file given (``--encoding``) as text in ``encoding``, or told UTF-16 by
+    its byte order mark (``mark``), whose bytes at ``where`` (``Scan.not_text``) are none in
+    it: it is not read with them replaced by U+FFFD (the table ids «Tñ1» and «Té1» in
+    Windows-1252 read as UTF-8 would both be «T�1», and the rules over a table's consecutive
+    rounds would judge the two tables as one). The line is the one the readers number (LF,
+    CR or CRLF ends one): a CSV row's, a JSON line's."""
     at, found = where
     shown = " ".join(f"0x{b:02X}" for b in found[:4]) + (" …" if len(found) > 4 else "")
     said = (("input.not_text_byte" if len(found) == 1 else "input.not_text_bytes"),
             {"line": line_at(path, at, encoding), "bytes": shown, "encoding": encoding})
-    return InputError(str(path), "input.not_text_in_encoding", encoding=encoding, where=said)
+    key = "input.not_text_by_mark" if mark else "input.not_text_in_encoding"
+    return InputError(str(path), key, encoding=encoding, where=said)
 
 
-def _not_text_since(path: Path, encoding: str) -> InputError | None:
-    """The error of a file given as text in ``encoding``, found to be so before it was read,
-    whose reader then met bytes that are none in it (the file changed since): where they are,
-    from a scan of it now (the reader's block does not say). As for a file damaged while it
-    is read, the rows read before stay read. None if the scan now finds none."""
+def _not_text_since(path: Path, encoding: str, mark: bool = False) -> InputError | None:
+    """The error of a file given as text in ``encoding`` (or told so by its ``mark``), found
+    to be so before it was read, whose reader then met bytes that are none in it (the file
+    changed since): where they are, from a scan of it now (the reader's block does not say).
+    As for a file damaged while it is read, the rows read before stay read. None if the scan
+    now finds none."""
     found = scan(path, encoding=encoding).not_text
-    return _not_text(path, encoding, found) if found is not None else None
+    return _not_text(path, encoding, found, mark) if found is not None else None
 
 
 def delimiter_option(value: str | None) -> str | None:
@@ -1073,8 +1082,8 @@ def detected_encoding(path: Path) -> str:
     """The encoding the audit reads a CSV or JSONL file in when none is given, from a pass
     over its bytes (``files.scan``): for a first look at a file that is not UTF-8 (its text
     then read as the audit reads it, a byte that is none replaced only where the audit's is:
-    a character cut off at the very end, broken UTF-16). Raises InputError as the audit does
-    for a file of no encoding it knows, or blank."""
+    a UTF-8 character cut off at the very end). Raises InputError as the audit does for a
+    file of no encoding it knows, broken UTF-16 after its mark, or blank."""
     found = scan(path)
     if found.blank:
         raise InputError(str(path), "input.empty")
@@ -1201,11 +1210,13 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     if unsettled:
         notes.append(("input.columns_absent", {"columns": ", ".join(unsettled)}))
     digest, verdict = _parts(digest_job(path, scanned=deferred))
+    mark = not encoding and codec == "utf-16"  # (the detection's UTF-16, checked as an encoding given is)
     if not deferred:
         verdict, header_bytes = None, 0
     return Source(path=path, game=game, kind=kind, names=names, digest=digest, first_time=first_time,
                   first_round=first_round,
-                  extra_columns=extra, encoding=codec, native=native, strict=bool(encoding), delimiter=sep,
+                  extra_columns=extra, encoding=codec, native=native, delimiter=sep,
+                  strict=bool(encoding) or mark, mark=mark,
                   notes=notes,
                   verdict=verdict, header_bytes=header_bytes, preamble=preamble, absent=absent, stored=stored)
 
