@@ -641,6 +641,75 @@ def test_a_jsonl_key_given_twice_is_found_however_the_line_is_written_and_a_clea
                                                    (2, "bet", "reject.duplicate_key", "1: bet")]
 
 
+def _shouted(doc: dict, spell) -> dict:
+    """A round document with its keys, and its hands', spelled by ``spell``."""
+    return {spell(k): ([{spell(h): v for h, v in hand.items()} for hand in v] if k == "hands" else v)
+            for k, v in doc.items()}
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_a_jsonl_documents_keys_are_its_fields_whatever_their_case_and_blanks(tmp_path, suffix):
+    """A JSONL document whose keys are in capitals (``TABLE_ID``), or have blanks around them,
+    in the round and in its hands (``HANDS`` too), was read as written: no field of the
+    format (a file of them all named no game; a document of some, its fields left out). It
+    audits as the same log with the format's keys, its game told by them and its first time
+    read (the batch's first look finds its tables too); an extra key keeps its own spelling."""
+    from auditor.batch.spans import scan as first_look
+
+    rows = [hand(f"R{i}", minute=i % 60, day=1 + i // 60) for i in range(120)]
+    rows[7]["net_main"] = "25.00"  # over-paid: a PLB-WIN finding
+    rows[11]["bet"] = "diez"  # rejected
+    docs = [{**_round_document(r), "Nota": "x"} for r in rows]
+    spellings = {"plain": lambda k: k, "capitals": lambda k: k if k == "Nota" else k.upper(),
+                 "spaced": lambda k: f" {k.title()} " if k in ("table_id", "hands", "seat") else k,
+                 "mixed": lambda k: k.upper() if len(k) % 2 else k}
+    seen = {}
+    for name, spell in spellings.items():
+        log = tmp_path / f"{name}{suffix}"
+        text = "".join(json.dumps(_shouted(d, spell) if i % 3 or name != "mixed" else d) + "\n"
+                       for i, d in enumerate(docs))
+        log.write_bytes(gzip.compress(text.encode()) if suffix.endswith(".gz") else text.encode())
+        source = open_source(log)
+        result = audit([log])
+        (item,) = result.inputs
+        seen[name] = (source.game, source.first_time, item.error, item.records_read, item.records_audited,
+                      sorted(zip(result.findings["code"], result.findings["line"])),
+                      sorted(zip(result.rejected["line"], result.rejected["field"], result.rejected["reason"])),
+                      sorted(first_look((str(log), "-")).spans), first_look((str(log), "-")).game)
+    assert seen["plain"][2] is None and seen["plain"][5] and seen["plain"][6] and seen["plain"][7] == ["T1"]
+    for name in spellings:
+        assert seen[name] == seen["plain"], name
+
+
+def test_two_keys_of_one_field_in_a_jsonl_document_reject_its_line_naming_both(tmp_path):
+    """``table_id`` and ``TABLE_ID`` in one object leave unknown which value holds, as a key
+    given twice does (``reject.duplicate_key``): the line is rejected naming both as written
+    (``reject.keys_alike``, a hand's with its number), as no round's where the key tells the
+    round, else with its round. A hand that spells a round field otherwise gives that field:
+    the same value is harmless, another is a hand's round field (``reject.hand_round_field``)."""
+    docs = [_round_document(hand(f"R{i}", minute=i)) for i in range(1, 7)]
+    docs[0] = {"TABLE_ID": "T2", **docs[0]}
+    docs[1] = {**docs[1], " dealer_id": "D9"}
+    docs[2]["hands"][0] = {**docs[2]["hands"][0], "BET": "10.00"}
+    docs[3]["hands"][0] = {**docs[3]["hands"][0], "Table_Id": "T1"}  # (the round's own value)
+    docs[4]["hands"][0] = {**docs[4]["hands"][0], "Round_Id": "R9"}
+    log = tmp_path / "alike.jsonl"
+    log.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    result = audit([log])
+    (item,) = result.inputs
+    assert (item.records_read, item.records_audited, item.records_rejected) == (6, 2, 4)
+    assert sorted(zip(result.rejected["line"], result.rejected["field"], result.rejected["reason"],
+                      result.rejected["detail"])) == [
+        (1, "table_id", "reject.keys_alike", "«TABLE_ID», «table_id»"),
+        (2, "dealer_id", "reject.keys_alike", "«dealer_id», « dealer_id»"),
+        (3, "bet", "reject.keys_alike", "1: «bet», «BET»"),
+        (5, "round_id", "reject.hand_round_field", '1: "R9"')]
+    assert set(result.findings["round_id"]) <= {"R4", "R6"}
+    assert result.totals["rounds"] == 2
+    for lang in ("es", "en"):
+        assert t("reject.keys_alike", lang) != t("reject.duplicate_key", lang)
+
+
 def test_a_csv_whose_last_line_has_no_end_is_noted(tmp_path):
     """A last line without its line end may be a file cut as it was copied (its last value
     short): the file is audited, and its report says so; a file that ends its lines is not."""

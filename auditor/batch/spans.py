@@ -53,7 +53,7 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
         frame = pq.read_table(arrow_file(path), columns=list(given.values())).to_pandas().astype(str)
         return columns, frame.rename(columns={was: name for name, was in given.items()})
     if name.endswith((".jsonl", ".jsonl.gz")):
-        from ..logs.sources import _document_names, _first_hand, _python_codec, detected_encoding
+        from ..logs.sources import _document_names, _first_hand, _keys_folded, _python_codec, detected_encoding
 
         data = path.read_bytes()
         if name.endswith(".gz"):
@@ -73,6 +73,7 @@ def _read(path: Path) -> tuple[list[str], pd.DataFrame]:
                 continue
             if not isinstance(doc, dict):
                 continue
+            doc = _keys_folded(doc)[0]  # (as the audit reads its keys: TABLE_ID is table_id)
             hand = _first_hand(doc) if not columns else None
             if hand is not None:  # the first round's (as the audit tells the game: not an export's header object)
                 columns = _document_names(doc, hand)

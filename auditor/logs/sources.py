@@ -327,6 +327,7 @@ class Source:
         bad: list[tuple[int, str, str, str, int]] = []  # (line, field, reason, detail, its text's hash)
         errors = "strict" if self.native or self.strict else "replace"
         round_keys = _round_level(self.game) | {"game"}
+        known = _json_keys()
         with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
             try:
                 for number, line in enumerate(fh, start=1):
@@ -344,24 +345,31 @@ class Source:
                         bad.append((number, "", "reject.bad_json",  # (the detail: where it stops being JSON)
                                     str(exc.colno) if isinstance(exc, json.JSONDecodeError) else "", _line_hash(line)))
                         continue
+                    alike = None
+                    if isinstance(doc, dict) and not known.issuperset(doc):
+                        doc, alike = _keys_folded(doc)
                     if not isinstance(doc, dict) or not isinstance(doc.get("hands"), list) or not doc["hands"]:
                         bad.append((number, "", "reject.not_a_round", "", _line_hash(line)))
                         continue
                     repeated = _repeated_key(line) if _keys_may_repeat(line, doc) else None
+                    if repeated is None and alike is not None:
+                        repeated = (alike[0], _spelled(alike[1]), True, "reject.keys_alike")
+                    elif repeated is not None:
+                        repeated = (*repeated, "reject.duplicate_key")
                     if repeated is not None and repeated[2] and repeated[0] in _IDENTITY:
                         # Which round the line is is not known: no round's, as a line that is no JSON.
-                        bad.append((number, repeated[0], "reject.duplicate_key", repeated[1], _line_hash(line)))
+                        bad.append((number, repeated[0], repeated[3], repeated[1], _line_hash(line)))
                         continue
                     base = {k: v for k, v in doc.items() if k != "hands"}
-                    fault = ((repeated[0], "reject.duplicate_key", repeated[1]) if repeated is not None
-                             else _hands_fault(doc["hands"], base, round_keys))
+                    fault, hands = ((repeated[0], repeated[3], repeated[1]), None) if repeated is not None else \
+                        _hands_fault(doc["hands"], base, round_keys)
                     if fault is not None:
                         # One row of the round's own fields, rejected for the fault: the round
                         # is known to the audit (its other rows rejected with it, and no rule
                         # compares across it), as a CSV row with the wrong number of fields is.
                         buffered.append({**base, "_line": number, "_record": number, "_bad": reader_fault(*fault)})
                         continue
-                    for hand in doc["hands"]:
+                    for hand in hands:
                         buffered.append({**base, **hand, "_line": number, "_record": number})
                     if len(buffered) >= rows:
                         yield _json_table(buffered)
@@ -494,23 +502,75 @@ def _repeated_key(line: str) -> tuple[str, str, bool] | None:
     return key, key, False
 
 
-def _hands_fault(hands: list, base: dict, round_keys: frozenset[str]) -> tuple[str, str, str] | None:
-    """(field, reason, detail) of a round document whose hands cannot be read as its hands:
-    one that is not an object, or one that gives a field of the round (``table_id``,
+def _hands_fault(hands: list, base: dict, round_keys: frozenset[str]) -> tuple[tuple[str, str, str] | None, list]:
+    """(fault, hands): the (field, reason, detail) of a round document whose hands cannot be
+    read as its hands, or None and the hands, their keys as the format names them
+    (``_keys_folded``). A hand cannot be read that is not an object, that gives two keys of
+    one field (``bet`` and ``BET``), or that gives a field of the round (``table_id``,
     ``dealer_id``, …) another value than the round or another hand does. (A hand row takes
     the round's fields, then its own: a ``round_id`` of its own would make it a round apart,
     and the document a record audited in two rounds.) A hand may repeat a round field with
     the same value, or give one the round leaves out, as long as the hands agree."""
     given: dict[str, str] = {}
+    known, folded = _json_keys(), hands
     for number, hand in enumerate(hands, start=1):
         if not isinstance(hand, dict):
-            return "hands", "reject.bad_hand", f"{number}: {json.dumps(hand)[:60]}"
+            return ("hands", "reject.bad_hand", f"{number}: {json.dumps(hand)[:60]}"), hands
+        if not known.issuperset(hand):  # (a key of no field, or a field's spelled otherwise)
+            hand, alike = _keys_folded(hand)
+            if alike is not None:
+                return (alike[0], "reject.keys_alike", f"{number}: {_spelled(alike[1])}"), hands
+            if hand is not hands[number - 1]:
+                folded = folded if folded is not hands else list(hands)
+                folded[number - 1] = hand
         for key in round_keys.intersection(hand):
             # Compared as read (7 and "7" are one round id; a game's id in any case is the game)
             value = _round_text(key, hand[key])
             if (key in base and _round_text(key, base[key]) != value) or given.setdefault(key, value) != value:
-                return key, "reject.hand_round_field", f"{number}: {json.dumps(hand[key])[:60]}"
-    return None
+                return (key, "reject.hand_round_field", f"{number}: {json.dumps(hand[key])[:60]}"), hands
+    return None, folded
+
+
+# A JSONL document's keys are the format's fields whatever their case and the blanks around
+# them, as a CSV header's names are (``schema_names``): an export may write them as its
+# database spells its columns (``TABLE_ID``). Checked at C speed per object (``_json_keys``
+# holds every field's name as the format spells it); only an object with another key is
+# looked at key by key, and only at its other keys.
+@functools.cache
+def _json_keys() -> frozenset[str]:
+    return _known_names() | {"hands"}
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_named(key: str) -> str:
+    """A JSON key as the format names it (``_folded``), or as written if it names no field."""
+    name = _folded(key)
+    return name if name in _json_keys() else key
+
+
+def _keys_folded(obj: dict) -> tuple[dict, tuple[str, list[str]] | None]:
+    """(``obj`` with its keys as the format names them, the first field two of its keys are
+    so, with those two as written, or None): which of the two holds is unknown, as for a key
+    given twice (``reject.keys_alike`` beside ``reject.duplicate_key``; the first one's value
+    kept, for a line rejected anyway)."""
+    renamed = {key: _key_named(key) for key in obj.keys() - _json_keys()}
+    if all(key == name for key, name in renamed.items()):
+        return obj, None
+    out: dict = {}
+    spelled: dict[str, str] = {}
+    alike = None
+    for key, value in obj.items():
+        name = renamed.get(key, key)
+        if name in out:
+            alike = alike or (name, [spelled[name], key])
+            continue
+        out[name], spelled[name] = value, key
+    return out, alike
+
+
+def _spelled(names) -> str:
+    """Names as the file spells them, each between «» (``«table_id», «TABLE_ID»``)."""
+    return ", ".join(f"«{name}»" for name in names)
 
 
 def _round_text(key: str, value) -> str:
@@ -1056,7 +1116,7 @@ def schema_names(path: Path, names: list[str]) -> list[str]:
     for given, name in zip(names, read):
         if name in known and given not in spellings.setdefault(name, []):
             spellings[name].append(given)
-    alike = [", ".join(f"«{g}»" for g in given) for given in spellings.values() if len(given) > 1]
+    alike = [_spelled(given) for given in spellings.values() if len(given) > 1]
     if alike:
         raise InputError(str(path), "input.columns_alike", columns="; ".join(alike))
     return read
@@ -1268,6 +1328,7 @@ def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
                     continue
                 if not isinstance(doc, dict):
                     continue
+                doc = _keys_folded(doc)[0]
                 hand = _first_hand(doc)
                 if hand is not None:
                     return _document_names(doc, hand), str(doc.get("started_at") or "")
@@ -1328,13 +1389,15 @@ def parquet_failure(exc: BaseException, path: Path, row: int = 1) -> tuple[str, 
 
 
 def _first_hand(doc: dict) -> dict | None:
-    """The first hand of a JSON object that is a round (a ``hands`` list holding an object), else None."""
+    """The first hand of a JSON object that is a round (a ``hands`` list holding an object),
+    else None; its keys as written (``doc``'s as the format names them: ``_keys_folded``)."""
     hands = doc.get("hands")
     return next((h for h in hands if isinstance(h, dict)), None) if isinstance(hands, list) else None
 
 
 def _document_names(doc: dict, hand: dict) -> list[str]:
-    return list(dict.fromkeys([str(k) for k in doc if k != "hands"] + [str(k) for k in hand]))
+    """The fields a round document and its hand give, as the format names them (``_key_named``)."""
+    return list(dict.fromkeys([_key_named(str(k)) for k in doc if k != "hands"] + [_key_named(str(k)) for k in hand]))
 
 
 def _blank_rows(table: pa.Table, names: list[str]) -> np.ndarray:
