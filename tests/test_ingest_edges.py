@@ -903,6 +903,46 @@ def test_an_amount_above_the_largest_written_as_a_number_in_exponent_form_is_too
                                       (4, "bet", "reject.bad_amount")]
 
 
+def test_a_json_number_python_reads_as_none_is_its_fields_value_too_large_or_invalid(tmp_path):
+    """A JSON number beyond a float's range (``1e400``), which Python reads as infinity, was a
+    JSON value of no field's kind (``reject.json_type``), and an integer of more than 4,300
+    digits (Python's limit on the digits it converts) made its line unreadable JSON
+    (``reject.bad_json``). Each is read as the line writes it: an amount too large
+    (``reject.amount_too_large``, as the same amount in digits), a seat that is no whole
+    number of the format (``reject.bad_int``); the line stays its round's, whose other fields
+    are judged (a card outside the deck is still a finding); in any hand of the round, and in
+    a batch after the first (its line read again). ``NaN`` and ``Infinity`` stay no value of
+    any field's kind."""
+    digits = "9" * 5000
+    docs = [_round_document(hand(f"R{i}", minute=i)) for i in range(1, 9)]
+    docs[1]["hands"][0]["bet"] = "1e400"
+    docs[1]["dealer_cards"] = "TH ZZ"
+    docs[2]["hands"][0]["bet"] = digits
+    docs[3]["hands"].append({**docs[3]["hands"][0], "seat": "2", "net_main": "-1e400"})
+    docs[4]["hands"][0]["seat"] = "1e400"
+    docs[5]["hands"][0]["seat"] = digits
+    docs[6]["hands"][0]["bet"] = "Infinity"
+    lines = [json.dumps(d) for d in docs]
+    for value in ("1e400", "-1e400", digits, "Infinity"):
+        lines = [line.replace(f'"{value}"', value) for line in lines]
+    log = tmp_path / "numbers.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = audit([log])
+    (item,) = result.inputs
+    assert (item.records_read, item.records_audited, item.records_rejected) == (8, 2, 6)
+    assert [(line, field, reason, detail[:12]) for line, field, reason, detail in zip(
+        result.rejected["line"], result.rejected["field"], result.rejected["reason"], result.rejected["detail"])] == [
+        (2, "bet", "reject.amount_too_large", "1e400"), (3, "bet", "reject.amount_too_large", "9" * 12),
+        (4, "net_main", "reject.amount_too_large", "-1e400"), (5, "seat", "reject.bad_int", "1e400"),
+        (6, "seat", "reject.bad_int", "9" * 12), (7, "bet", "reject.json_type", "Infinity")]
+    assert list(result.rejected["also"])[0] == (("dealer_cards", "reject.bad_cards", "TH ZZ"),)
+    assert list(zip(result.findings["code"], result.findings["line"])) == [("PLB-CARDS", 2)]
+    source = open_source(log)
+    bets = [b for batch in source.batches(rows=1) for b in batch.column("bet").to_pylist()]
+    nets = [b for batch in source.batches(rows=1) for b in batch.column("net_main").to_pylist()]
+    assert (bets[1], bets[2], nets[4]) == ("1e400", digits, "-1e400")
+
+
 def _audited_as(log: Path, shift: int, **kw):
     """What a log's report says, its lines less ``shift`` (a CSV's first row is line 2, a
     Parquet file's row 1; a round rejected for another row names that row's line)."""

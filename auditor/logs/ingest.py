@@ -81,6 +81,8 @@ def _json_scalar_to_str(value) -> str:
     # A boolean, an object, a list, NaN or Infinity (which Python's JSON reads as floats) is no
     # valid value of any field: marked (``JSON_MARK``), and rejected as such (``_marked``).
     if isinstance(value, (bool, dict, list)) or (isinstance(value, float) and not np.isfinite(value)):
+        if type(value) is float:  # (not the reader's NaN or Infinity: a number beyond a float's range)
+            return BEYOND_FLOAT
         return JSON_MARK + json.dumps(value)[:80]
     return str(value)
 
@@ -88,6 +90,9 @@ def _json_scalar_to_str(value) -> str:
 # Text that no export's field begins with: a CSV field that begins with a NUL byte is bad text
 # (``reject.bad_text``), not a JSON value.
 JSON_MARK = "\x00json\x00"
+# A JSON number beyond a float's range (``1e400``), which Python reads as infinity: the JSONL
+# reader gives it as its line writes it (``sources._beyond_floats``).
+BEYOND_FLOAT = JSON_MARK + "\x00beyond"
 
 
 # --- typing and validation -------------------------------------------------------------

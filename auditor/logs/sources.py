@@ -46,7 +46,9 @@ from ..arrowtext import buffers
 from ..i18n import os_error_key
 from .csvsplit import last_line_end, line_count, split_plain
 from .files import SUFFIXES, InputError, Scan, digest_job, first_line, line_at, path_text, read_failure, scan
-from .ingest import SEPARATOR_HINT, _json_scalar_to_str, _rejects, detect_game, reader_fault, run_coded
+from .ingest import (BEYOND_FLOAT, JSON_MARK, SEPARATOR_HINT, _holds_nul, _json_scalar_to_str, _rejects, detect_game,
+                     reader_fault, run_coded)
+from .jsonnumbers import NUMBERS_KEPT, Number, json_of, real, whole
 from .schema import Kind, columns_of, partners
 
 __all__ = ["Source", "open_source", "csv_rows", "detected_encoding", "schema_names", "text_codec", "batch_schema",
@@ -335,9 +337,7 @@ class Source:
                         continue
                     self.records_read += 1
                     try:
-                        doc = json.loads(line)
-                        if "\\u" in line:  # an escape may name half a UTF-16 pair, which is no text
-                            json.dumps(doc, ensure_ascii=False).encode("utf-8")
+                        doc = json_of(line)
                     except UnicodeEncodeError:
                         bad.append((number, "", "reject.bad_text", "", _line_hash(line)))
                         continue
@@ -372,7 +372,7 @@ class Source:
                     for hand in hands:
                         buffered.append({**base, **hand, "_line": number, "_record": number})
                     if len(buffered) >= rows:
-                        yield _json_table(buffered)
+                        yield _json_table(buffered, self._json_lines)
                         buffered = []
             except UnicodeDecodeError:
                 changed = _not_text_since(self.path, self.encoding, self.mark) if self.strict else None
@@ -381,12 +381,31 @@ class Source:
                 key, params = _text_failure(exc, self.path, self.encoding)
                 raise InputError(str(self.path), key, **params) from None
         if buffered:
-            yield _json_table(buffered)
+            yield _json_table(buffered, self._json_lines)
         if bad:
             lines, fields, reasons, details, texts = zip(*bad)
             rejected = _rejects(self.name, list(lines), list(fields), list(reasons), list(details))
             rejected["_text"] = np.array(texts, np.uint64)  # (see engine._GameRun.finish)
             self.record_rejects.append(rejected)
+
+    def _json_lines(self, numbers: set[int]) -> dict[int, str]:
+        """The text of the JSON lines ``numbers``, read again from the file's start: only for
+        a batch holding a number beyond a float's range (``_json_table``), which the line's
+        parse does not keep (a pass up to the batch for each such batch). None found of a
+        file that can no longer be read so (those numbers then say infinity, as before)."""
+        opener = gzip.open if self.path.name.endswith(".gz") else open
+        found: dict[int, str] = {}
+        errors = "strict" if self.native or self.strict else "replace"
+        try:
+            with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
+                for number, line in enumerate(fh, start=1):
+                    if number in numbers:
+                        found[number] = line
+                        if len(found) == len(numbers):
+                            break
+        except (OSError, EOFError, zlib.error, UnicodeError):
+            return {}
+        return found
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
         import pyarrow.parquet as pq
@@ -489,7 +508,7 @@ def _repeated_key(line: str) -> tuple[str, str, bool] | None:
                 seen.add(key)
         return obj
 
-    doc = json.loads(line, object_pairs_hook=pairs)
+    doc = json.loads(line, object_pairs_hook=pairs, parse_int=whole, parse_float=real)
     if not repeated:
         return None
     if id(doc) in repeated:
@@ -737,11 +756,51 @@ def _string_table(records: list[dict], names: list[str], text=lambda v: "" if v 
     return pa.table(columns)
 
 
-def _json_table(rows: list[dict]) -> pa.Table:
+def _json_table(rows: list[dict], lines_of=None) -> pa.Table:
+    """The rows of a batch of JSON lines as text; a number beyond a float's range, read as
+    infinity, as the line writes it (``lines_of``: the text of the lines of those numbers)."""
     names = list(dict.fromkeys(k for row in rows for k in row if not k.startswith("_")))
     if any("_bad" in row for row in rows):
         names.append("_bad")
-    return _string_table(rows, names, _json_scalar_to_str)
+    table = _string_table(rows, names, _json_scalar_to_str)
+    # (a NUL byte is in no text but a marked value's: a pass over each column's bytes)
+    beyond = [name for name in names if _holds_nul(table.column(name).chunk(0))
+              and pc.any(pc.equal(table.column(name), BEYOND_FLOAT)).as_py()]
+    return _beyond_floats(table, rows, beyond, lines_of) if beyond else table
+
+
+def _beyond_floats(table: pa.Table, rows: list[dict], names: list[str], lines_of) -> pa.Table:
+    """``table`` with each of its values in ``names`` that is a number beyond a float's range
+    (``BEYOND_FLOAT``) as its line writes it (``jsonnumbers.Number``): the lines read again
+    and each value found where the row took it, in its round's fields or in its hand (a row
+    is the k-th of its line's, its hand the k-th). A value not found so is a JSON value of
+    no field's kind, as infinity was."""
+    at = {name: np.flatnonzero(pc.equal(table.column(name), BEYOND_FLOAT).to_numpy(zero_copy_only=False))
+          for name in names}
+    texts = lines_of({rows[i]["_line"] for idx in at.values() for i in idx.tolist()}) if lines_of else {}
+    for name, idx in at.items():
+        values = table.column(name).to_pylist()
+        for i in idx.tolist():
+            values[i] = _number_text(rows, i, name, texts.get(rows[i]["_line"]))
+        table = table.set_column(table.schema.get_field_index(name), name, pa.array(values, pa.large_string()))
+    return table
+
+
+def _number_text(rows: list[dict], i: int, name: str, line: str | None) -> str:
+    """The text of row ``i``'s field ``name`` in its JSON ``line``, where it is a number
+    (``jsonnumbers.Number``)."""
+    first = i
+    while first and rows[first - 1]["_line"] == rows[i]["_line"]:
+        first -= 1
+    try:
+        doc, _ = _keys_folded(NUMBERS_KEPT.decode(line))
+        fields = {k: v for k, v in doc.items() if k != "hands"}
+        if "_bad" not in rows[i]:  # (a row of a round's fields alone, rejected, takes no hand's)
+            fields.update(_keys_folded(doc["hands"][i - first])[0])
+    except (ValueError, RecursionError, TypeError, AttributeError, IndexError, KeyError):
+        fields = {}
+    value = fields.get(name)
+    return str(value) if isinstance(value, Number) else JSON_MARK + "Infinity"
 
 
 def _line_blocks(stream, size: int, skip: int = 1, unended: list | None = None) -> Iterator[np.ndarray]:
@@ -1323,7 +1382,7 @@ def _jsonl_names(path: Path, encoding: str = "utf-8") -> tuple[list[str], str]:
         with opener(path, "rt", encoding=_python_codec(encoding), errors="replace") as fh:
             for _, line in zip(range(1000), fh):
                 try:
-                    doc = json.loads(line)
+                    doc = json_of(line)
                 except (ValueError, RecursionError):
                     continue
                 if not isinstance(doc, dict):
