@@ -5,7 +5,7 @@ as infinity (a JSON value of no field's kind, as ``Infinity`` written so is). Th
 their text (``Number``), which a field reads as it reads the number in digits: an amount too
 large, a whole number that is none of the format's. The lines where the reader fails are read
 again keeping them (``json_of``); a number read as infinity is told from the reader's
-``Infinity`` (``Constant``) and its line read again where the batch is made
+``Infinity`` (``Constant``) and its line parsed again where the batch is made
 (``sources._beyond_floats``)."""
 
 from __future__ import annotations

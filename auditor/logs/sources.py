@@ -326,6 +326,9 @@ class Source:
     def _jsonl(self, rows: int) -> Iterator[pa.Table]:
         opener = gzip.open if self.path.name.endswith(".gz") else open
         buffered: list[dict] = []
+        # The text of the batch's lines, by number: a number beyond a float's range is read
+        # from it (``_json_table``), which the line's parse gives as infinity.
+        texts: dict[int, str] = {}
         bad: list[tuple[int, str, str, str, int]] = []  # (line, field, reason, detail, its text's hash)
         errors = "strict" if self.native or self.strict else "replace"
         round_keys = _round_level(self.game) | {"game"}
@@ -361,6 +364,7 @@ class Source:
                         bad.append((number, repeated[0], repeated[3], repeated[1], _line_hash(line)))
                         continue
                     base = {k: v for k, v in doc.items() if k != "hands"}
+                    texts[number] = line
                     fault, hands = ((repeated[0], repeated[3], repeated[1]), None) if repeated is not None else \
                         _hands_fault(doc["hands"], base, round_keys)
                     if fault is not None:
@@ -372,8 +376,8 @@ class Source:
                     for hand in hands:
                         buffered.append({**base, **hand, "_line": number, "_record": number})
                     if len(buffered) >= rows:
-                        yield _json_table(buffered, self._json_lines)
-                        buffered = []
+                        yield _json_table(buffered, texts)
+                        buffered, texts = [], {}
             except UnicodeDecodeError:
                 changed = _not_text_since(self.path, self.encoding, self.mark) if self.strict else None
                 raise (changed or InputError(str(self.path), "input.bad_encoding")) from None
@@ -381,31 +385,12 @@ class Source:
                 key, params = _text_failure(exc, self.path, self.encoding)
                 raise InputError(str(self.path), key, **params) from None
         if buffered:
-            yield _json_table(buffered, self._json_lines)
+            yield _json_table(buffered, texts)
         if bad:
             lines, fields, reasons, details, texts = zip(*bad)
             rejected = _rejects(self.name, list(lines), list(fields), list(reasons), list(details))
             rejected["_text"] = np.array(texts, np.uint64)  # (see engine._GameRun.finish)
             self.record_rejects.append(rejected)
-
-    def _json_lines(self, numbers: set[int]) -> dict[int, str]:
-        """The text of the JSON lines ``numbers``, read again from the file's start: only for
-        a batch holding a number beyond a float's range (``_json_table``), which the line's
-        parse does not keep (a pass up to the batch for each such batch). None found of a
-        file that can no longer be read so (those numbers then say infinity, as before)."""
-        opener = gzip.open if self.path.name.endswith(".gz") else open
-        found: dict[int, str] = {}
-        errors = "strict" if self.native or self.strict else "replace"
-        try:
-            with opener(self.path, "rt", encoding=_python_codec(self.encoding), errors=errors) as fh:
-                for number, line in enumerate(fh, start=1):
-                    if number in numbers:
-                        found[number] = line
-                        if len(found) == len(numbers):
-                            break
-        except (OSError, EOFError, zlib.error, UnicodeError):
-            return {}
-        return found
 
     def _parquet(self, rows: int) -> Iterator[pa.Table]:
         import pyarrow.parquet as pq
@@ -756,9 +741,9 @@ def _string_table(records: list[dict], names: list[str], text=lambda v: "" if v 
     return pa.table(columns)
 
 
-def _json_table(rows: list[dict], lines_of=None) -> pa.Table:
+def _json_table(rows: list[dict], texts: dict[int, str] | None = None) -> pa.Table:
     """The rows of a batch of JSON lines as text; a number beyond a float's range, read as
-    infinity, as the line writes it (``lines_of``: the text of the lines of those numbers)."""
+    infinity, as the line writes it (``texts``: the text of the batch's lines, by number)."""
     names = list(dict.fromkeys(k for row in rows for k in row if not k.startswith("_")))
     if any("_bad" in row for row in rows):
         names.append("_bad")
@@ -766,18 +751,17 @@ def _json_table(rows: list[dict], lines_of=None) -> pa.Table:
     # (a NUL byte is in no text but a marked value's: a pass over each column's bytes)
     beyond = [name for name in names if _holds_nul(table.column(name).chunk(0))
               and pc.any(pc.equal(table.column(name), BEYOND_FLOAT)).as_py()]
-    return _beyond_floats(table, rows, beyond, lines_of) if beyond else table
+    return _beyond_floats(table, rows, beyond, texts or {}) if beyond else table
 
 
-def _beyond_floats(table: pa.Table, rows: list[dict], names: list[str], lines_of) -> pa.Table:
+def _beyond_floats(table: pa.Table, rows: list[dict], names: list[str], texts: dict[int, str]) -> pa.Table:
     """``table`` with each of its values in ``names`` that is a number beyond a float's range
-    (``BEYOND_FLOAT``) as its line writes it (``jsonnumbers.Number``): the lines read again
-    and each value found where the row took it, in its round's fields or in its hand (a row
-    is the k-th of its line's, its hand the k-th). A value not found so is a JSON value of
-    no field's kind, as infinity was."""
+    (``BEYOND_FLOAT``) as its line writes it (``jsonnumbers.Number``): the line parsed again,
+    keeping such numbers, and each value found where the row took it, in its round's fields or
+    in its hand (a row is the k-th of its line's, its hand the k-th). A value not found so is a
+    JSON value of no field's kind, as infinity was."""
     at = {name: np.flatnonzero(pc.equal(table.column(name), BEYOND_FLOAT).to_numpy(zero_copy_only=False))
           for name in names}
-    texts = lines_of({rows[i]["_line"] for idx in at.values() for i in idx.tolist()}) if lines_of else {}
     for name, idx in at.items():
         values = table.column(name).to_pylist()
         for i in idx.tolist():
