@@ -573,6 +573,8 @@ class _GameRun:
         self.previous: list[dict] = []  # see _last_per_table
         self.per_profile: dict[str, CheckResult] = {}
         self.tables: dict[str, int] = {}
+        consecutive = [r for r in self.plugin.spec.rule if r.code in self.plugin.over_consecutive_rounds]
+        self.sequel = _Sequel(consecutive) if consecutive else None
 
     def add_next(self, chunks) -> bool:
         """Audit the next prepared chunk; False when there is none. The chunk is referenced
@@ -669,10 +671,45 @@ class _GameRun:
         for file, count in _records_per_file(accepted.df).items():
             self.audited_records[file] = self.audited_records.get(file, 0) + count
         del table, df
-        ctx = p.context(accepted, self.profiles, self._new_card_faults(card_faults), self.previous, gaps)
+        # A round audited now that was a gap in an earlier chunk (a later file's copy of a round
+        # rejected there for a fault of its own): see _Sequel. (Searched for only once a round
+        # has been rejected so.)
+        filled = np.zeros(0, np.uint64)
+        if self.sequel is not None and len(self.unaudited_rounds):
+            new = rounds[0][audited & ~seen[0]]
+            filled = new[_held(self.unaudited_rounds, new)]
+        previous = self.previous
+        if len(filled):
+            self.previous, previous = self.sequel.previous_for(filled, self.previous)
+        ctx = p.context(accepted, self.profiles, self._new_card_faults(card_faults), previous, gaps)
+        self._judge(ctx, p.spec.rule)
+        if self.sequel is not None:
+            if len(filled):
+                self.sequel.fill(ctx, filled)
+            self.sequel.keep(ctx, accepted)
+
+        times = accepted.df["started_at"]
+        if len(times):
+            lo, hi = times.min(), times.max()
+            self.first = lo if self.first is None else min(self.first, lo)
+            self.last = hi if self.last is None else max(self.last, hi)
+        table_ids = accepted.df["table_id"].astype("category").array
+        per_table = np.bincount(table_ids.codes[ctx.first], minlength=len(table_ids.categories))
+        for table_id, count in zip(table_ids.categories, per_table.tolist()):
+            if count:
+                self.tables[table_id] = self.tables.get(table_id, 0) + count
+        self.totals["rounds"] += int(ctx.n_rounds)
+        self.totals["hands"] += len(accepted.df)
+        self.totals["wagered"] += _wagered(accepted.df, p.wagers)
+        self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
+
+    def _judge(self, ctx, rules) -> None:
+        """The ``rules`` judged over the context's rounds: each one's counts, note or error,
+        and findings."""
+        p = self.plugin
         violated = []
         unknown: dict[str, tuple[np.ndarray, set[str]] | None] = {}  # see _where_known
-        for rule in p.spec.rule:
+        for rule in rules:
             try:
                 result = p.checks[rule.code](ctx)
             except Exception as exc:  # a check that crashed is reported as error, never as passed
@@ -695,21 +732,6 @@ class _GameRun:
                 violated.append((rule, result))
         if violated:
             self.findings.append(_findings(violated, self.lang))
-
-        times = accepted.df["started_at"]
-        if len(times):
-            lo, hi = times.min(), times.max()
-            self.first = lo if self.first is None else min(self.first, lo)
-            self.last = hi if self.last is None else max(self.last, hi)
-        table_ids = accepted.df["table_id"].astype("category").array
-        per_table = np.bincount(table_ids.codes[ctx.first], minlength=len(table_ids.categories))
-        for table_id, count in zip(table_ids.categories, per_table.tolist()):
-            if count:
-                self.tables[table_id] = self.tables.get(table_id, 0) + count
-        self.totals["rounds"] += int(ctx.n_rounds)
-        self.totals["hands"] += len(accepted.df)
-        self.totals["wagered"] += _wagered(accepted.df, p.wagers)
-        self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
 
     def _where_known(self, rule, result: CheckResult, ctx, unknown: dict) -> CheckResult:
         """``result`` without the rounds whose file lacks a column the rule compares while the
@@ -820,6 +842,21 @@ class _GameRun:
         """``record_rejects``: each file's records that never became rows (JSONL lines), in the
         files' reading order, with a hash of each line's text (``_text``): a file whose every
         such line an earlier file rejected too (a copy of it) is not refused for them."""
+        if self.sequel is not None:
+            # The rounds that waited after a gap that a later copy filled: those that a copy
+            # (or another round) now stands just before are judged, by the rules over
+            # consecutive rounds alone (see _Sequel).
+            p, gaps = self.plugin, pd.DataFrame(columns=list(_ID_FIELDS))
+            for waiting, before in self.sequel.waiting():
+                faults = _card_faults(waiting.df, ([], [], []), np.zeros(len(waiting), bool))
+                again = p.context(waiting, self.profiles, faults, before, gaps)
+                prev = again.sequence.before[again.sequence.kind == 1]
+                known = prev >= 0
+                known[known] = ~again.sequence.rejected[prev[known]]
+                if known.any():
+                    rows, _ = again.hand_rows(np.flatnonzero(known))
+                    self._judge(p.context(_select(waiting, rows), self.profiles, faults.iloc[:0], before, gaps),
+                                self.sequel.rules)
         seen = np.zeros(0, np.uint64)
         for rej in record_rejects:
             lines = rej["_text"].to_numpy(np.uint64)
@@ -856,6 +893,111 @@ class _GameRun:
                 "audited_records": self.audited_records, "refused_files": self.refused_files,
                 "tables": self.tables,
                 "first": self.first, "last": self.last, "totals": self.totals}
+
+
+class _Sequel:
+    """The rounds beside each gap in a table's sequence (a round rejected for a fault of its
+    own that no copy had audited: ``_gaps``), kept for the rules over consecutive rounds.
+
+    A later file's readable copy of such a round is audited as the round, and it is the round
+    in its place in the sequence, as when every file is in one chunk: the audit knows the
+    round from that copy, so the copy is compared with the round before it, and the round
+    after it with the copy; the earlier file's broken copy is no gap (as a later broken copy
+    of a round audited is none). An inspector's reading too: a deck used twice in a row is no
+    less so because one file garbled the round's time. The copy stands at its own time, the
+    gaps where their files place them (``_placed_by_the_file``), as in one chunk. Read in a
+    later chunk, the copy finds the round that stood before the gap among the records kept
+    here (``near``: each gap's own and its predecessor's, as the carry's records are, ``_key``
+    the round's hash; a gap's is replaced by its copy's), and each audited round that stood
+    after a gap, judged then with no known predecessor (``after``: its rows), is judged again
+    by these rules alone once every file is read (a copy read later may stand between), where
+    a table's gap was filled. So the answer does not depend on the chunks.
+
+    Kept per gap: two records and a round's rows, until the end (any later file may give a
+    copy), beside the reject records a gap has anyway; nothing where no round is rejected,
+    and the rest is done only for a chunk that fills a gap and at the end for its table."""
+
+    def __init__(self, rules: list):
+        self.rules = rules
+        self.near: list[pd.DataFrame] = []
+        self.after: list[HandTable] = []
+        self.tables: set[str] = set()  # where a gap was filled
+
+    def keep(self, ctx, accepted: HandTable) -> None:
+        """What stands beside the gaps of a chunk's sequence (``ctx.sequence``): the records
+        of each gap and of the round before it, and the rows of each audited round whose
+        predecessor is a gap, this chunk's or a carried one."""
+        seq = ctx.sequence
+        if not seq.rejected.any():
+            return
+        before = seq.before
+        gaps = np.flatnonzero(seq.kind == 2)
+        if len(gaps):
+            self.near.append(self._records(ctx, np.r_[gaps, before[gaps][before[gaps] >= 0]]))
+        after = np.flatnonzero((seq.kind == 1) & (before >= 0))
+        after = after[seq.rejected[before[after]]]
+        if len(after):
+            rows, _ = ctx.hand_rows(after - np.count_nonzero(seq.kind == 0))  # (the carried entries come first)
+            self.after.append(_select(accepted, rows))
+
+    def previous_for(self, filled: np.ndarray, previous: list[dict]) -> tuple[list[dict], list[dict]]:
+        """(the carry without the records of the gaps ``filled`` now, the records a chunk that
+        fills them is judged with: that carry and what is kept beside gaps of their tables)."""
+        gone = set(filled.tolist())
+        carried = [r for r, k in zip(previous, _key_at(pd.DataFrame(previous, columns=list(_ID_FIELDS))).tolist())
+                   if k not in gone]
+        near = self._near()
+        tables = near["table_id"][np.isin(near["_key"].to_numpy(np.uint64), filled)].unique()
+        kept = near[near["table_id"].isin(tables).to_numpy() & ~np.isin(near["_key"].to_numpy(np.uint64), filled)]
+        return carried, carried + kept.to_dict("records")
+
+    def fill(self, ctx, filled: np.ndarray) -> None:
+        """The copies of the gaps ``filled``, audited in this chunk (``ctx``), kept in the gaps'
+        stead."""
+        copies = np.flatnonzero(ctx.sequence.kind == 1)[np.isin(_key_at(ctx.rounds), filled)]
+        near = self._near()
+        added = self._records(ctx, copies)
+        self.near = [pd.concat([near[~np.isin(near["_key"].to_numpy(np.uint64), filled)], added], ignore_index=True)]
+        self.tables.update(added["table_id"].tolist())
+
+    def waiting(self) -> Iterator[tuple[HandTable, list[dict]]]:
+        """The rounds that waited after a gap in a table where a gap was filled, in parts, each
+        with the records it is judged after (what is kept, the copies among it, less the
+        rounds themselves)."""
+        near = self._near()
+        for table in self.after:
+            rid, first = round_index(table.df)
+            hit = _plain_at(table.df["table_id"], first).isin(self.tables).to_numpy()
+            if hit.any():
+                own = _key_at(table.df, first[hit])
+                yield (_select(table, np.flatnonzero(hit[rid])),
+                       near[~np.isin(near["_key"].to_numpy(np.uint64), own)].to_dict("records"))
+        self.after = []
+
+    def _near(self) -> pd.DataFrame:
+        if len(self.near) != 1:
+            self.near = [pd.concat(self.near, ignore_index=True) if self.near else
+                         pd.DataFrame({c: pd.Series(dtype=object) for c in (*_ID_FIELDS, "_key")})]
+        return self.near[0]
+
+    @staticmethod
+    def _records(ctx, at: np.ndarray) -> pd.DataFrame:
+        """The entries at ``at`` of the context's sequence as the carry's records: the round
+        fields the rules read, ``_rejected`` and ``_key``."""
+        seq = ctx.sequence
+        frame = seq.rows(at, [c for c in ctx.ROUND_COLUMNS if not c.startswith("_")])
+        frame["_rejected"] = seq.rejected[at]
+        frame["_key"] = _key_at(frame)
+        return frame
+
+
+def _key_at(frame: pd.DataFrame, rows: np.ndarray | None = None) -> np.ndarray:
+    """The hash of the round at each of ``rows`` of ``frame`` (all rows if None), by its table and
+    round id's text, as ``_round_hashes`` gives it."""
+    rows = np.arange(len(frame)) if rows is None else rows
+    if not len(rows):
+        return np.zeros(0, np.uint64)
+    return _hashed(frame["table_id"], rows) * np.uint64(1_000_003) ^ _hashed(frame["round_id"], rows)
 
 
 def _one_per_record(rejects: pd.DataFrame) -> pd.DataFrame:
@@ -923,17 +1065,17 @@ def _round_hashes(df: pd.DataFrame, first: np.ndarray, of_round: np.ndarray) -> 
     as an index into them): a round is hashed once, at its first row, not per row."""
     if not len(df):
         return np.zeros(0, np.uint64), np.zeros(0, np.int64)
-    keys, of_hash = np.unique(_hashed(df["table_id"], first) * np.uint64(1_000_003)
-                              ^ _hashed(df["round_id"], first), return_inverse=True)
+    keys, of_hash = np.unique(_key_at(df, first), return_inverse=True)
     return keys, of_hash[of_round]
 
 
 def _hashed(values: pd.Series, rows: np.ndarray) -> np.ndarray:
     """64-bit hashes of the text of the values at ``rows``: equal text, equal hash, whatever
-    the dtype and the chunk. A categorical's categories are hashed, each once."""
+    the dtype and the chunk. A categorical's categories are hashed, each once (but for a few
+    rows of many categories: those rows' values)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()[rows]
-        if (codes >= 0).all():
+        if (codes >= 0).all() and len(codes) >= len(values.cat.categories) // 8:
             return _text_hashes(*buffers(_large_text(values.cat.categories)))[codes]
     return _text_hashes(*buffers(_large_text(values.take(rows))))
 
@@ -1217,12 +1359,13 @@ def _audit_order(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray:
 
 
 def _select(table: HandTable, rows: np.ndarray) -> HandTable:
-    """The given rows (one gather for the frame and each matrix). When they are all the rows,
-    in order (a chunk with no row rejected, as a clean log's are), nothing is gathered."""
+    """The given rows (one gather for the frame and each matrix), each with its place as read
+    (``HandTable.read_at``). When they are all the rows, in order (a chunk with no row
+    rejected, as a clean log's are), nothing is gathered."""
     if len(rows) == len(table) and (rows == np.arange(len(rows))).all():
-        return HandTable(df=table.df, matrices=table.matrices)
-    return HandTable(df=frame_rows(table.df, rows),
-                     matrices={k: m.take(rows) for k, m in table.matrices.items()}, read_at=rows)
+        return HandTable(df=table.df, matrices=table.matrices, read_at=table.read_at)
+    return HandTable(df=frame_rows(table.df, rows), matrices={k: m.take(rows) for k, m in table.matrices.items()},
+                     read_at=rows if table.read_at is None else table.read_at[rows])
 
 
 # A card field the audit cannot read as the game's: a card outside the deck, or more cards than
@@ -1305,10 +1448,10 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
                         previous: list[dict]) -> pd.Series:
     """The times of the rounds ``found`` (their first rows are ``at``), those ``untimed`` (an
     unreadable start) given one from their file, by the clock's least step: between the
-    timed rounds of their table next to them in the chunk's reading order (just after the
-    earlier of the two), else beside the one there is, on the side the table's rounds run in
-    the chunk (an export newest first runs back), else just after the table's round carried
-    from the chunks before (``previous``). A file gives a table's rounds in order, so the
+    timed rounds of their table next to them in their file (just after the earlier of the
+    two), else beside the one there is, on the side the table's rounds run in the file (an
+    export newest first runs back), else just after the table's round carried from the
+    chunks before (``previous``). (Not by another file's rounds, which depend on the chunks.) A file gives a table's rounds in order, so the
     round keeps its place in the table's sequence and the round after it is not compared
     across it (with the round before it: a false two-deck finding)."""
     times = found["started_at"]
@@ -1324,26 +1467,34 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
     prv, nxt = _nearest(timed)
     k = place[at[untimed]]
     after, before = np.minimum(nxt[k], n - 1), np.maximum(prv[k], 0)
-    has_after = (nxt[k] < n) & (table[after] == table[k])
-    has_before = (prv[k] >= 0) & (table[before] == table[k])
+    file = df["_file"].astype("category").array.codes[order]
+    has_after = (nxt[k] < n) & (table[after] == table[k]) & (file[after] == file[k])
+    has_before = (prv[k] >= 0) & (table[before] == table[k]) & (file[before] == file[k])
     carried = {r["table_id"]: r["started_at"] for r in previous if r["started_at"] is not pd.NaT}
     last_known = np.array([pd.Timestamp(carried[t]).as_unit(unit).asm8.astype(np.int64) + 1 if t in carried else none
                            for t in found["table_id"].to_numpy()[untimed].tolist()], np.int64)
-    # Each table's direction in the chunk: +1 where its timed rounds run forward, -1 back.
+    # Each table's direction in its file (in the chunk): +1 where its timed rounds run forward,
+    # -1 back. (A table's rows of one file are one run in ``order``.)
     ends = np.flatnonzero(timed)
-    first_time = np.full(n, none)
-    last_time = np.full(n, none)
+    group = table * (int(file.max()) + 1) + file
+    way = np.ones(len(k), np.int64)
     if len(ends):
-        tables_timed = table[ends]
-        starts = np.r_[0, np.flatnonzero(tables_timed[1:] != tables_timed[:-1]) + 1]
+        runs = group[ends]
+        starts = np.r_[0, np.flatnonzero(runs[1:] != runs[:-1]) + 1]
         stops = np.r_[starts[1:], len(ends)] - 1
-        first_time[tables_timed[starts]] = vals[order[ends[starts]]]
-        last_time[tables_timed[starts]] = vals[order[ends[stops]]]
-    way = np.where(last_time[table[k]] < first_time[table[k]], -1, 1)
+        keys, by_key = runs[starts], np.argsort(runs[starts])
+        at = np.minimum(np.searchsorted(keys[by_key], group[k]), len(keys) - 1)
+        run = by_key[at]
+        back = vals[order[ends[stops[run]]]] < vals[order[ends[starts[run]]]]
+        way[(keys[run] == group[k]) & back] = -1
     next_t, prev_t = vals[order[after]], vals[order[before]]
     out = times.array.asi8.copy()
+    # (the round before it in time carried from the chunk before, where the chunk begins
+    # between the two: placed after it, as with both in one chunk)
+    after_carried = ~has_before & (last_known != none) & (~has_after | (last_known <= next_t))
     out[untimed] = np.where(has_after & has_before, np.minimum(next_t, prev_t) + 1,
-                            np.where(has_after, next_t - way, np.where(has_before, prev_t + way, last_known)))
+                            np.where(after_carried, last_known, np.where(has_after, next_t - way,
+                                                                         np.where(has_before, prev_t + way, last_known))))
     placed = pd.DatetimeIndex(out.view(f"M8[{unit}]")).tz_localize("UTC").tz_convert(tz)
     return pd.Series(placed, index=times.index)
 

@@ -30,6 +30,10 @@ class GamePlugin:
     checks: Mapping[str, Check]
     # Money columns that are stakes placed (summed as "wagered" in the totals).
     wagers: tuple[str, ...] = ("bet", "double", "insurance", "pool_bet")
+    # The rules that compare a round with its table's round before it
+    # (``checks.base.previous_rounds``): judged again where a later copy fills a gap
+    # (``engine._Sequel``).
+    over_consecutive_rounds: tuple[str, ...] = ()
 
     @property
     def spec(self) -> DirectiveSpec:
@@ -53,6 +57,7 @@ GAMES: dict[str, GamePlugin] = {
         context=let_it_ride.Context,
         checks=let_it_ride.CHECKS,
         wagers=("bet_1", "bet_2", "bet_dollar", "bonus_bet"),
+        over_consecutive_rounds=("LIR-TWO-DECKS",),
     ),
     "triple-shot": GamePlugin(
         game="triple-shot",
@@ -62,6 +67,7 @@ GAMES: dict[str, GamePlugin] = {
         context=triple_shot.Context,
         checks=triple_shot.CHECKS,
         wagers=("bet_war", "bet_bj", "bet_poker", "double", "bonus_bet"),
+        over_consecutive_rounds=("TS-TWO-DECKS",),
     ),
 }
 
@@ -78,6 +84,9 @@ def verify() -> None:
             raise SpecError(None, "spec.codes_without_check", game=game, codes=", ".join(sorted(codes - bound)))
         if bound - codes:
             raise SpecError(None, "spec.checks_without_code", game=game, codes=", ".join(sorted(bound - codes)))
+        if set(p.over_consecutive_rounds) - codes:
+            raise SpecError(None, "spec.consecutive_without_code", game=game,
+                            codes=", ".join(sorted(set(p.over_consecutive_rounds) - codes)))
         settlements = {c.name for c in columns_of(game) if c.settles}
         for rule in spec.rule:
             if set(rule.needs) - settlements:

@@ -185,9 +185,8 @@ def test_a_copy_that_cannot_be_audited_leaves_the_round_to_the_next_copy(tmp_pat
     """A copy of a round rejected for a fault of its own (an amount that does not parse)
     claims nothing: the round is audited from the next file's copy, and its finding is not
     lost, whether the copies fall in one chunk or in several. (Read in a later chunk than
-    its table's later rounds, that copy has no known round before it there: a rule that
-    compares a round with the one before may count it checked in one chunk and not in
-    several; its findings are the same.)"""
+    its table's later rounds, that copy is still compared with the round before it, and the
+    round after it with it: the report is the same, the rules' counts too.)"""
     log, _ = run(game, rounds=300, seed=6, faults=0.08, out=tmp_path / "b_log.csv")
     frame = pd.read_csv(log, dtype=str, keep_default_na=False)
     audited_alone = audit([log], profiles=PROFILES)
@@ -201,10 +200,7 @@ def test_a_copy_that_cannot_be_audited_leaves_the_round_to_the_next_copy(tmp_pat
     broken.loc[rows[0], money] = "S/ 1.00"
     broken.to_csv(tmp_path / "a_copy.csv", index=False)
     reports = [audit([tmp_path / "a_copy.csv", log], profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
-    summaries = [_summary(r) for r in reports]
-    verdicts = [[(r.code, r.status, r.violations) for r in report.rules] for report in reports]
-    assert all(s[:1] + s[2:] == summaries[0][:1] + summaries[0][2:] for s in summaries[1:])
-    assert all(v == verdicts[0] for v in verdicts[1:])
+    assert all(_summary(r) == _summary(reports[0]) for r in reports[1:])
     found = set(map(tuple, reports[0].findings[["table_id", "round_id", "code"]].to_numpy()))
     assert {f for f in found_alone if f[:2] == (table_id, round_id)} <= found
     by_name = {Path(i.path).name: i for i in reports[0].inputs}
@@ -712,3 +708,76 @@ def test_a_round_whose_time_is_unreadable_keeps_its_place_in_a_file_newest_first
     for chunk_rows in (10**9, 700, 50):
         result = audit([log], profiles=PROFILES, chunk_rows=chunk_rows)
         assert result.findings.empty, (chunk_rows, result.findings[["round_id", "code"]])
+
+
+@pytest.mark.parametrize("game", ["let-it-ride", "triple-shot"])
+@pytest.mark.parametrize("fault", ["time", "amount"])
+def test_a_rounds_readable_copy_read_chunks_later_is_the_round_in_its_place(tmp_path, game, fault):
+    """A round that its file gives with a fault of its own (an unreadable time, an amount that
+    does not parse) and a later file gives readable is audited from that copy, in its place in
+    its table's sequence: compared with the round before it, and the round after it compared
+    with it, as with every file in one chunk, also when the copy is read chunks later (the
+    round was a gap there: a finding and two rounds checked fewer). So too two such rounds in a
+    row whose copies come in two later files, the second round's first."""
+    log, _ = run(game, rounds=300, seed=6, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    assert audit([log], profiles=PROFILES).findings.empty
+    table_id = frame["table_id"].iloc[0]
+    ids = list(pd.unique(frame.loc[frame["table_id"] == table_id, "round_id"]))
+    rows = {r: frame.index[(frame["table_id"] == table_id) & (frame["round_id"] == r)] for r in ids}
+    for k in (20, 50):  # the deck of the round before it: it and the round after it break the rule
+        frame.loc[rows[ids[k]], ["deck_id", "deck_color"]] = frame.loc[rows[ids[k - 1]][0], ["deck_id", "deck_color"]].to_numpy()
+    last = frame.index[(frame["table_id"] == frame["table_id"].iloc[-1]) & (frame["round_id"] == frame["round_id"].iloc[-1])]
+    frame.loc[rows[ids[20]].union(rows[ids[50]]).union(rows[ids[51]])].to_csv(tmp_path / "b.csv", index=False)
+    frame.loc[rows[ids[20]].union(rows[ids[51]])].to_csv(tmp_path / "c.csv", index=False)  # (read before d.csv)
+    frame.loc[last.union(rows[ids[50]])].to_csv(tmp_path / "d.csv", index=False)  # (its first round the log's last)
+    for k in (20, 50, 51):
+        if fault == "time":
+            frame.loc[rows[ids[k]], "started_at"] = "n/a"
+        else:
+            frame.loc[rows[ids[k]][0], next(c for c in frame.columns if c.startswith("net"))] = "S/ 1.00"
+    frame.to_csv(tmp_path / "a.csv", index=False)
+    code = "LIR-TWO-DECKS" if game == "let-it-ride" else "TS-TWO-DECKS"
+    for files in ([tmp_path / "a.csv", tmp_path / "b.csv"], [tmp_path / "a.csv", tmp_path / "c.csv", tmp_path / "d.csv"]):
+        reports = [audit(files, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50, 9)]
+        found = set(map(tuple, reports[0].findings[["round_id", "code"]].to_numpy()))
+        assert found == {(ids[k], code) for k in (20, 21, 50, 51)}, found
+        for report in reports[1:]:
+            assert _summary(report) == _summary(reports[0])
+
+
+@pytest.mark.parametrize("seed", [1, 9, 11])
+def test_rounds_rejected_and_given_again_readable_audit_alike_whatever_the_chunks(tmp_path, seed):
+    """A log with rounds rejected for faults of their own (unreadable times, some of them in a
+    row, and amounts that do not parse) beside its planted faults, and three later files that
+    each give a random part of the log again, some of those rounds among it: the report is the
+    same in chunks of any size. (A round with an unreadable time is placed by its own file's
+    rounds only, and just after the table's round before it where a chunk begins between them:
+    a later file in the same chunk, or the chunk's edge, moved it past a copy's time.)"""
+    game = "triple-shot"
+    log, _ = run(game, rounds=240, seed=seed, faults=0.05, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    rng = np.random.default_rng(seed)
+    key = frame["table_id"] + "|" + frame["round_id"]
+    rounds = pd.unique(key)
+    broken = rng.choice(rounds[8:], size=25, replace=False)  # (the first rounds read: a.csv is read first)
+    faulty = frame.copy()
+    for k in broken:
+        rows = faulty.index[key == k]
+        if rng.random() < 0.5:
+            faulty.loc[rows, "started_at"] = "n/a"
+        else:
+            faulty.loc[rows[0], next(c for c in faulty.columns if c.startswith("net"))] = "S/ 1.00"
+    faulty.to_csv(tmp_path / "a.csv", index=False)
+    again = np.union1d(rng.choice(rounds, size=60, replace=False), broken[:15])
+    first = frame[key == key.iloc[0]]  # (each later file begins with the log's first round: read after a.csv)
+    files = [tmp_path / "a.csv"]
+    for i, part in enumerate(np.array_split(rng.permutation(again), 3)):
+        rest = frame[key.isin(part) & (key != key.iloc[0])]
+        if rng.random() < 0.5:
+            rest = rest.iloc[::-1].sort_values(["table_id", "round_id"], kind="stable")
+        pd.concat([first, rest]).to_csv(tmp_path / f"c{i}.csv", index=False)
+        files.append(tmp_path / f"c{i}.csv")
+    reports = [audit(files, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
+    assert "reject.bad_time" in set(reports[0].rejected["reason"])
+    assert all(_summary(r) == _summary(reports[0]) for r in reports[1:])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,7 @@ from ..rowwise import frame_rows, rows_text
 __all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
            "positions_result", "card_faults_result", "pay_limit_result", "capped_rounds",
            "capped_pay_mismatch", "capped_pay_result", "prizes_paid", "pays_less_above", "round_index",
-           "previous_rounds", "money_mismatch", "first_index", "group_sum", "group_max",
+           "previous_rounds", "sequence", "Sequence", "money_mismatch", "first_index", "group_sum", "group_max",
            "group_any", "cents_from_scaled", "categorical_objects", "text_codes",
            "unique_groups", "repeated", "seat_keys", "KEY_BASE", "limits_evidence", "copies_evidence"]
 
@@ -110,17 +111,41 @@ def text_codes(columns: list[pd.Series], *, sort: bool = False, lower: bool = Fa
     return out
 
 
-def previous_rounds(rounds: pd.DataFrame, gaps: pd.DataFrame, previous: list[dict],
-                    columns: list[str], lower: tuple[str, ...] = ()) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """For each audited round, whether the table's round just before it (in time, across
-    files and earlier chunks) is known, and whether each of ``columns`` holds the same text
-    in both (those in ``lower`` compared without regard to case).
+@dataclass(frozen=True)
+class Sequence:
+    """Each table's rounds in time order, as the rules over consecutive rounds read them
+    (``sequence``): the entries are the carried rounds, then the chunk's audited rounds (in
+    the order of ``rounds``), then its gaps, one frame each in ``parts``."""
 
-    A round rejected for a fault of its own (``gaps``: an unreadable card, an amount that
-    does not parse, …) sits in the sequence too: the round after it has no known
-    predecessor (its deck, say, is not known to be right), so it is not compared across the
-    gap, nor with the round before the gap. ``previous`` is the engine's carry: each table's
-    last round of the earlier chunks, as records (see ``engine._last_per_table``)."""
+    parts: list[pd.DataFrame]
+    kind: np.ndarray      # of each entry: 0 carried, 1 the chunk's round, 2 a gap
+    rejected: np.ndarray  # the entry is a round rejected for a fault of its own
+    before: np.ndarray    # the entry just before it in its table's sequence, -1 for none
+
+    def rows(self, at: np.ndarray, columns: list[str]) -> pd.DataFrame:
+        """The entries at ``at``, in that order: their ``columns`` (None where a part has none)."""
+        ends = np.cumsum([len(p) for p in self.parts])
+        part = np.searchsorted(ends, at, side="right")
+        pieces, taken = [], []
+        for k, frame in enumerate(self.parts):
+            mine = np.flatnonzero(part == k)
+            if len(mine):
+                local = at[mine] - (ends[k] - len(frame))
+                got = frame_rows(frame[[c for c in columns if c in frame]], local)
+                pieces.append(got.assign(**{c: None for c in columns if c not in frame})[columns])
+                taken.append(mine)
+        if not pieces:
+            return pd.DataFrame(columns=columns)
+        out = pd.concat(pieces, ignore_index=True)
+        return out.iloc[np.argsort(np.concatenate(taken), kind="stable")].reset_index(drop=True)
+
+
+def sequence(rounds: pd.DataFrame, gaps: pd.DataFrame, previous: list[dict]) -> Sequence:
+    """The table's sequence of the audited ``rounds`` (in time, across files and earlier
+    chunks). A round rejected for a fault of its own (``gaps``: an unreadable card, an amount
+    that does not parse, …) sits in the sequence too. ``previous`` is the engine's carry:
+    each table's last round of the earlier chunks, as records (see ``engine._last_per_table``),
+    and the rounds it keeps beside a gap that a later copy may fill (``engine._Sequel``)."""
     parts = [(pd.DataFrame(previous), 0)] if previous else []
     parts.append((rounds, 1))
     if len(gaps):
@@ -140,6 +165,20 @@ def previous_rounds(rounds: pd.DataFrame, gaps: pd.DataFrame, previous: list[dic
     before = np.full(len(kind), -1, np.int64)
     same = table[order[1:]] == table[order[:-1]]
     before[order[1:]] = np.where(same, order[:-1], -1)
+    return Sequence(parts, kind, rejected, before)
+
+
+def previous_rounds(ctx: GameContext, columns: list[str],
+                    lower: tuple[str, ...] = ()) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """For each audited round, whether the table's round just before it (in time, across
+    files and earlier chunks: ``ctx.sequence``) is known, and whether each of ``columns``
+    holds the same text in both (those in ``lower`` compared without regard to case).
+
+    A round rejected for a fault of its own breaks the sequence: the round after it has no
+    known predecessor (its deck, say, is not known to be right), so it is not compared across
+    the gap, nor with the round before the gap."""
+    seq = ctx.sequence
+    parts, kind, rejected, before = seq.parts, seq.kind, seq.rejected, seq.before
     mine = np.flatnonzero(kind == 1)
     prev = before[mine]
     known = prev >= 0
@@ -229,9 +268,7 @@ def deck_alternation_result(ctx, applies: np.ndarray) -> CheckResult:
     """Two decks alternate continuously (Let It Ride and Triple Shot, Art. 2 c.1-c.2): each
     round uses the other deck than the table's round before it (across files and chunks),
     with backs of the other colour (compared without regard to case)."""
-    rounds = ctx.rounds
-    known, same = previous_rounds(rounds, ctx.gaps, ctx.previous, ["deck_id", "deck_color"],
-                                  lower=("deck_color",))
+    known, same = previous_rounds(ctx, ["deck_id", "deck_color"], lower=("deck_color",))
     violates, reason, keys = reasons((same["deck_id"], "reason.deck.not_alternated"),
                                      (same["deck_color"], "reason.deck.same_colour"))
     return ctx.rounds_result(applies & known, violates, reason=reason, reasons=keys)
@@ -420,6 +457,12 @@ class GameContext:
         self.which = profiles.assign(self.rounds["table_id"], self.rounds["started_at"])
         self.cards = table.matrices["cards"].cards
         self.count = table.matrices["cards"].count.astype(np.int16)
+
+    @cached_property
+    def sequence(self) -> Sequence:
+        """The tables' sequences of rounds (see ``sequence``), sorted once for the rules over
+        consecutive rounds and for the engine, which keeps what stands beside a gap."""
+        return sequence(self.rounds, self.gaps, self.previous)
 
     def hand_rows(self, rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The hand rows of the given rounds, one round after another, and the bounds of each
