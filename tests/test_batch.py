@@ -1139,17 +1139,24 @@ class _CommitFails:
         return getattr(self._db, name)
 
 
-@pytest.mark.parametrize("exc", [sqlite3.OperationalError("disk I/O error"), KeyboardInterrupt()])
-def test_a_run_whose_commit_fails_is_not_in_the_index(tmp_path, monkeypatch, exc):
-    """The index is written inside the run's transaction, so that one that cannot be written
-    records nothing, but put in place only once the run has committed: a commit that fails
-    (or Ctrl-C at that moment) left an index naming a run the ledger does not have."""
+def _a_day_audited_and_the_next_exported(tmp_path) -> tuple[Path, Path, str]:
+    """(the logs folder, the batch's output, its index after the first day's run), the second
+    day's log exported since."""
     logs = tmp_path / "logs"
     day_log(logs, 0, rounds=60)
     out = tmp_path / "out"
     batch(tmp_path, logs)
     before = (out / "index.html").read_text(encoding="utf-8")
     day_log(logs, 1, rounds=60)
+    return logs, out, before
+
+
+@pytest.mark.parametrize("exc", [sqlite3.OperationalError("disk I/O error"), KeyboardInterrupt()])
+def test_a_run_whose_commit_fails_is_not_in_the_index(tmp_path, monkeypatch, exc):
+    """The index is written inside the run's transaction, so that one that cannot be written
+    records nothing, but put in place only once the run has committed: a commit that fails
+    (or Ctrl-C at that moment) left an index naming a run the ledger does not have."""
+    logs, out, before = _a_day_audited_and_the_next_exported(tmp_path)
     connect = sqlite3.connect
     monkeypatch.setattr(sqlite3, "connect", lambda *a, **kw: _CommitFails(connect(*a, **kw), exc))
     with pytest.raises(BatchError if isinstance(exc, sqlite3.Error) else KeyboardInterrupt):
@@ -1165,12 +1172,7 @@ def test_an_index_that_cannot_be_put_in_place_after_the_commit_is_said_stale(tmp
     """Past the commit the run is recorded: an index that cannot replace the old one then (its
     name taken by a folder meanwhile, say) leaves it naming the runs before, is said so, and the
     run ends as it would have; the next run writes it whole."""
-    logs = tmp_path / "logs"
-    day_log(logs, 0, rounds=60)
-    out = tmp_path / "out"
-    batch(tmp_path, logs)
-    before = (out / "index.html").read_text(encoding="utf-8")
-    day_log(logs, 1, rounds=60)
+    logs, out, before = _a_day_audited_and_the_next_exported(tmp_path)
     replace = os.replace
 
     def index_cannot_be_replaced(src, dst):
