@@ -943,6 +943,25 @@ def test_a_json_number_python_reads_as_none_is_its_fields_value_too_large_or_inv
     assert (bets[1], bets[2], nets[4]) == ("1e400", digits, "-1e400")
 
 
+def test_a_hand_giving_its_round_another_number_beyond_a_floats_range_is_a_hand_round_field(tmp_path):
+    """A hand whose ``round_id`` is ``2e400`` in a round whose own is ``1e400`` gives the round
+    another id, as ``8`` in a round ``7`` does (``reject.hand_round_field``): both were read as
+    infinity and compared equal, and the round was audited as ``2e400``, the id its document
+    does not give. The same number in both is the round's, as ``7`` and ``"7"`` are."""
+    docs = [_round_document(hand(f"R{i}", minute=i)) for i in range(1, 5)]
+    docs[1]["round_id"], docs[1]["hands"][0]["round_id"] = "XX", "YY"
+    docs[2]["round_id"], docs[2]["hands"][0]["round_id"] = "ZZ", "ZZ"
+    lines = [json.dumps(d).replace('"XX"', "1e400").replace('"YY"', "2e400").replace('"ZZ"', "3e400") for d in docs]
+    log = tmp_path / "ids.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = audit([log])
+    (item,) = result.inputs
+    assert (item.records_read, item.records_audited, item.records_rejected) == (4, 3, 1)
+    assert list(zip(result.rejected["line"], result.rejected["field"], result.rejected["reason"],
+                    result.rejected["detail"])) == [(2, "round_id", "reject.hand_round_field", "1: 2e400")]
+    assert result.totals["rounds"] == 3
+
+
 def _audited_as(log: Path, shift: int, **kw):
     """What a log's report says, its lines less ``shift`` (a CSV's first row is line 2, a
     Parquet file's row 1; a round rejected for another row names that row's line)."""

@@ -366,7 +366,7 @@ class Source:
                     base = {k: v for k, v in doc.items() if k != "hands"}
                     texts[number] = line
                     fault, hands = ((repeated[0], repeated[3], repeated[1]), None) if repeated is not None else \
-                        _hands_fault(doc["hands"], base, round_keys)
+                        _hands_fault(doc["hands"], base, round_keys, line)
                     if fault is not None:
                         # One row of the round's own fields, rejected for the fault: the round
                         # is known to the audit (its other rows rejected with it, and no rule
@@ -506,7 +506,8 @@ def _repeated_key(line: str) -> tuple[str, str, bool] | None:
     return key, key, False
 
 
-def _hands_fault(hands: list, base: dict, round_keys: frozenset[str]) -> tuple[tuple[str, str, str] | None, list]:
+def _hands_fault(hands: list, base: dict, round_keys: frozenset[str],
+                 line: str | None = None) -> tuple[tuple[str, str, str] | None, list]:
     """(fault, hands): the (field, reason, detail) of a round document whose hands cannot be
     read as its hands, or None and the hands, their keys as the format names them
     (``_keys_folded``). A hand cannot be read that is not an object, that gives two keys of
@@ -530,8 +531,14 @@ def _hands_fault(hands: list, base: dict, round_keys: frozenset[str]) -> tuple[t
         for key in round_keys.intersection(hand):
             # Compared as read (7 and "7" are one round id; a game's id in any case is the game)
             value = _round_text(key, hand[key])
+            if value == BEYOND_FLOAT and line is not None:
+                # A number beyond a float's range, read as infinity (1e400 and 2e400 alike):
+                # compared as the ``line`` writes it, the document read again so.
+                doc = _keys_folded(NUMBERS_KEPT.decode(line))[0]
+                return _hands_fault(doc["hands"], {k: v for k, v in doc.items() if k != "hands"}, round_keys)
             if (key in base and _round_text(key, base[key]) != value) or given.setdefault(key, value) != value:
-                return (key, "reject.hand_round_field", f"{number}: {json.dumps(hand[key])[:60]}"), hands
+                shown = str(hand[key]) if isinstance(hand[key], Number) else json.dumps(hand[key])
+                return (key, "reject.hand_round_field", f"{number}: {shown[:60]}"), hands
     return None, folded
 
 
