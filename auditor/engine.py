@@ -926,12 +926,20 @@ class _Sequel:
         self.near: list[pd.DataFrame] = []
         self.after: list[HandTable] = []
         self.tables: set[str] = set()  # where a gap was filled
+        self.until: dict = {}  # of each table with rounds in ``after``: (earliest gap time, latest time)
 
     def keep(self, ctx, accepted: HandTable) -> None:
         """What stands beside the gaps of a chunk's sequence (``ctx.sequence``): the records
         of each gap and of the round before it, and the rows of each audited round whose
-        predecessor is a gap, this chunk's or a carried one."""
+        predecessor is a gap, this chunk's or a carried one. Once rounds wait so, also the
+        records of the chunk's rounds of their tables between their gaps and them in time
+        (``_up_to``): one of those, given only by a later file, may stand between a waiting
+        round and its gap, and is the round it is judged after at the end."""
         seq = ctx.sequence
+        if self.until:
+            near = self._up_to(ctx.rounds)
+            if near.any():
+                self.near.append(self._records(ctx, np.flatnonzero(seq.kind == 1)[near]))
         if not seq.rejected.any():
             return
         before = seq.before
@@ -944,6 +952,28 @@ class _Sequel:
             rows, _ = ctx.hand_rows(after - np.count_nonzero(seq.kind == 0))  # (the carried entries come first)
             kept = _select(accepted, rows)
             self.after.append(replace(kept, df=_compacted(kept.df)))
+            waiting = frame_rows(ctx.rounds, after - np.count_nonzero(seq.kind == 0))[["table_id", "started_at"]]
+            gap_at = pd.to_datetime(seq.rows(before[after], ["started_at"])["started_at"], utc=True)
+            waiting["gap_at"] = gap_at.to_numpy()
+            for table_id, part in waiting.groupby("table_id", observed=True):  # (a few tables)
+                # (a gap whose time is not known bounds nothing: NaT, every earlier round)
+                lo, hi = part["gap_at"].min(skipna=False), part["started_at"].max()
+                held = self.until.get(table_id)
+                if held is not None:
+                    lo = pd.NaT if pd.isna(lo) or pd.isna(held[0]) else min(lo, held[0])
+                    hi = max(hi, held[1])
+                self.until[table_id] = (lo, hi)
+
+    def _up_to(self, rounds: pd.DataFrame) -> np.ndarray:
+        """Which of ``rounds`` are of a table with rounds waiting after a gap (``until``: the
+        earliest time of their gaps, NaT for none known, and the latest of theirs) and between
+        the two in time: one of those may stand between a waiting round and its gap."""
+        ids = rounds["table_id"].astype(object)
+        times = pd.to_datetime(rounds["started_at"], utc=True)
+        lo = pd.to_datetime(ids.map({k: v[0] for k, v in self.until.items()}), utc=True)
+        hi = pd.to_datetime(ids.map({k: v[1] for k, v in self.until.items()}), utc=True)
+        inside = (times <= hi) & ((times >= lo) | (lo.isna() & hi.notna()))
+        return inside.to_numpy(dtype=bool, na_value=False)
 
     def previous_for(self, filled: np.ndarray, previous: list[dict]) -> tuple[list[dict], list[dict]]:
         """(the carry without the records of the gaps ``filled`` now, the records a chunk that
