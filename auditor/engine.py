@@ -918,8 +918,10 @@ class _Sequel:
     a table's gap was filled. So the answer does not depend on the chunks.
 
     Kept per gap: two records and a round's rows, until the end (any later file may give a
-    copy), beside the reject records a gap has anyway; nothing where no round is rejected,
-    and the rest is done only for a chunk that fills a gap and at the end for its table."""
+    copy), beside the reject records a gap has anyway, and the records of later chunks' rounds
+    of its table between it and the round after it in time (``until``: a later file's round
+    there stands between them); nothing where no round is rejected, and the rest is done only
+    for a chunk that fills a gap and at the end for its table."""
 
     def __init__(self, rules: list):
         self.rules = rules
