@@ -1211,3 +1211,23 @@ def test_findings_of_a_worker_of_an_older_version_keep_their_one_text(tmp_path):
         assert rec["messages"]["en"] in english[(rec["table_id"], rec["round_id"], rec["code"], rec["seat"],
                                                  rec["hand"])]
     assert not any("messages" in rec for rec in records[len(new):])
+
+
+def test_findings_of_a_worker_of_another_version_with_a_rule_or_reason_unknown_here_keep_their_one_text(tmp_path):
+    """A worker of another version may give a finding of a rule code, or a reason key, that this
+    version does not know: it is recorded with its one text (it ended the run in a traceback,
+    StopIteration, looking for the rule)."""
+    from auditor.batch import runner
+    from auditor.engine import REASON_KEY
+
+    logs = tmp_path / "logs"
+    findings = audit([day_log(logs, 0, rounds=120)], profiles=load_profiles([PROFILES])).findings
+    assert len(findings) >= 2
+    findings = findings.copy()
+    findings.loc[findings.index[0], "code"] = "LIR-NOT-A-RULE-HERE"
+    findings.loc[findings.index[1], REASON_KEY] = "reason.not.in.this.catalogue"
+    records = runner._records([(runner.Task(GAME, (), ()), {"findings": findings})], set())
+    by_text = {(r["code"], r["message"]): r for r in records}
+    assert "messages" not in by_text[("LIR-NOT-A-RULE-HERE", findings["message"].iloc[0])]
+    assert "messages" not in by_text[(findings["code"].iloc[1], findings["message"].iloc[1])]
+    assert sum("messages" in r for r in records) == len(records) - 2

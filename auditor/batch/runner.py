@@ -602,11 +602,11 @@ def _messages(df) -> list[dict[str, str] | None]:
     later run show it in theirs: made from its rule's title and its reason's key. None for the
     findings of a worker of an older version, which gives no key (its one text is kept)."""
     from ..engine import REASON_KEY, finding_message
-    from ..i18n import LANGS
+    from ..i18n import LANGS, catalogue
     from ..registry import plugin
 
     reasons = df[REASON_KEY].tolist() if REASON_KEY in df else [None] * len(df)
-    made: dict[tuple, dict[str, str]] = {}
+    made: dict[tuple, dict[str, str] | None] = {}
     out: list[dict[str, str] | None] = []
     for game, code, reason in zip(df["game"].tolist(), df["code"].tolist(), reasons):
         if not isinstance(reason, str):
@@ -614,8 +614,11 @@ def _messages(df) -> list[dict[str, str] | None]:
             continue
         key = (game, code, reason)
         if key not in made:
-            rule = next(r for r in plugin(game).spec.rule if r.code == code)
-            made[key] = {lang: finding_message(rule.title_in(lang), reason, lang) for lang in LANGS}
+            # (a worker of another version may give a rule or a reason this one does not know:
+            # its one text is kept, as an older worker's)
+            rule = next((r for r in plugin(game).spec.rule if r.code == code), None)
+            made[key] = None if rule is None or (reason and reason not in catalogue()) else \
+                {lang: finding_message(rule.title_in(lang), reason, lang) for lang in LANGS}
         out.append(made[key])
     return out
 
