@@ -549,7 +549,7 @@ class _GameRun:
     audited twice) and each table's last round (rules that compare a round with the table's
     previous one, such as the alternation of decks)."""
 
-    def __init__(self, game: str, profiles, lang: str, line_rounds: set[str] = frozenset(), files: int = 2):
+    def __init__(self, game: str, profiles, lang: str, line_rounds: set[str] = frozenset(), *, files: int):
         self.game, self.lang = game, lang
         self.line_rounds = line_rounds  # files whose every record (a JSONL line) is a round by itself
         self.plugin = plugin(game)
