@@ -951,10 +951,11 @@ class _Sequel:
         after = np.flatnonzero((seq.kind == 1) & (before >= 0))
         after = after[seq.rejected[before[after]]]
         if len(after):
-            rows, _ = ctx.hand_rows(after - np.count_nonzero(seq.kind == 0))  # (the carried entries come first)
+            audited = after - np.count_nonzero(seq.kind == 0)  # the chunk's rounds (the carried entries come first)
+            rows, _ = ctx.hand_rows(audited)
             kept = _select(accepted, rows)
             self.after.append(replace(kept, df=_compacted(kept.df)))
-            waiting = frame_rows(ctx.rounds, after - np.count_nonzero(seq.kind == 0))[["table_id", "started_at"]]
+            waiting = frame_rows(ctx.rounds, audited)[["table_id", "started_at"]]
             gap_at = pd.to_datetime(seq.rows(before[after], ["started_at"])["started_at"], utc=True)
             waiting["gap_at"] = gap_at.to_numpy()
             for table_id, part in waiting.groupby("table_id", observed=True):  # (a few tables)
@@ -984,8 +985,9 @@ class _Sequel:
         carried = [r for r, k in zip(previous, _key_at(pd.DataFrame(previous, columns=list(_ID_FIELDS))).tolist())
                    if k not in gone]
         near = self._near()
-        tables = near["table_id"][np.isin(near["_key"].to_numpy(np.uint64), filled)].unique()
-        kept = near[near["table_id"].isin(tables).to_numpy() & ~np.isin(near["_key"].to_numpy(np.uint64), filled)]
+        gone_near = np.isin(near["_key"].to_numpy(np.uint64), filled)
+        tables = near["table_id"][gone_near].unique()
+        kept = near[near["table_id"].isin(tables).to_numpy() & ~gone_near]
         return carried, carried + kept.to_dict("records")
 
     def fill(self, ctx, filled: np.ndarray) -> None:
