@@ -748,7 +748,7 @@ def _string_table(records: list[dict], names: list[str], text=lambda v: "" if v 
     return pa.table(columns)
 
 
-def _json_table(rows: list[dict], texts: dict[int, str] | None = None) -> pa.Table:
+def _json_table(rows: list[dict], texts: dict[int, str]) -> pa.Table:
     """The rows of a batch of JSON lines as text; a number beyond a float's range, read as
     infinity, as the line writes it (``texts``: the text of the batch's lines, by number)."""
     names = list(dict.fromkeys(k for row in rows for k in row if not k.startswith("_")))
@@ -758,7 +758,7 @@ def _json_table(rows: list[dict], texts: dict[int, str] | None = None) -> pa.Tab
     # (a NUL byte is in no text but a marked value's: a pass over each column's bytes)
     beyond = [name for name in names if _holds_nul(table.column(name).chunk(0))
               and pc.any(pc.equal(table.column(name), BEYOND_FLOAT)).as_py()]
-    return _beyond_floats(table, rows, beyond, texts or {}) if beyond else table
+    return _beyond_floats(table, rows, beyond, texts) if beyond else table
 
 
 def _beyond_floats(table: pa.Table, rows: list[dict], names: list[str], texts: dict[int, str]) -> pa.Table:
@@ -772,12 +772,12 @@ def _beyond_floats(table: pa.Table, rows: list[dict], names: list[str], texts: d
     for name, idx in at.items():
         values = table.column(name).to_pylist()
         for i in idx.tolist():
-            values[i] = _number_text(rows, i, name, texts.get(rows[i]["_line"]))
+            values[i] = _number_text(rows, i, name, texts[rows[i]["_line"]])
         table = table.set_column(table.schema.get_field_index(name), name, pa.array(values, pa.large_string()))
     return table
 
 
-def _number_text(rows: list[dict], i: int, name: str, line: str | None) -> str:
+def _number_text(rows: list[dict], i: int, name: str, line: str) -> str:
     """The text of row ``i``'s field ``name`` in its JSON ``line``, where it is a number
     (``jsonnumbers.Number``)."""
     first = i
