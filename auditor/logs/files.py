@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["SUFFIXES", "InputError", "Scan", "scan", "sha256_of", "digest_job", "begin", "first_line", "path_text",
-           "read_as", "read_failure", "gzip_failure", "line_at"]
+           "read_as", "read_failure", "system_failure", "gzip_failure", "line_at"]
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 # Read 8 MB at a time: while start-up imports, the hashing thread waits for the interpreter
@@ -104,16 +104,25 @@ def read_failure(exc: BaseException, path, encoding: str | None = None) -> tuple
     ``encoding``) failed with ``exc``, where the catalogue has words for it: the operating
     system's reason, a gzip stream's (``gzip_failure``), a text without the byte order mark
     its encoding requires. None for another reason: the caller quotes the library's text."""
-    if isinstance(exc, OSError) and exc.errno is not None:
-        from ..i18n import os_error_key
-
-        return "input.unreadable", {"error": os_error_key(exc)}
+    said = system_failure(exc)
+    if said is not None:
+        return said
     if isinstance(exc, (zlib.error, EOFError, gzip.BadGzipFile)):
         return gzip_failure(exc, path)
     # Python's decoders of UTF-16 and UTF-32 named without their byte order ("utf-16", not
     # "utf-16-le") read it from the mark the text begins with, and refuse a text without one.
     if isinstance(exc, UnicodeError) and str(exc).endswith("stream does not start with BOM"):
         return "input.encoding_mark_missing", {"encoding": encoding or ""}
+    return None
+
+
+def system_failure(exc: BaseException) -> tuple[str, dict] | None:
+    """``input.unreadable`` with the operating system's reason, in the catalogue's words, for
+    an error the system gave (an OSError with its errno); None for another."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        from ..i18n import os_error_key
+
+        return "input.unreadable", {"error": os_error_key(exc)}
     return None
 
 

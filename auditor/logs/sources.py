@@ -43,9 +43,9 @@ import pyarrow.compute as pc
 import pyarrow.csv as pv
 
 from ..arrowtext import buffers
-from ..i18n import os_error_key
 from .csvsplit import last_line_end, line_count, split_plain
-from .files import SUFFIXES, InputError, Scan, digest_job, first_line, line_at, path_text, read_failure, scan
+from .files import (SUFFIXES, InputError, Scan, digest_job, first_line, line_at, path_text, read_failure, scan,
+                    system_failure)
 from .ingest import (BEYOND_FLOAT, JSON_MARK, SEPARATOR_HINT, _holds_nul, _json_scalar_to_str, _rejects, detect_game,
                      reader_fault, run_coded)
 from .jsonnumbers import NUMBERS_KEPT, Number, json_of, real, whole
@@ -1412,8 +1412,9 @@ def parquet_failure(exc: BaseException, path: Path, row: int = 1) -> tuple[str, 
     """The catalogue key (and its values) of why a Parquet file cannot be read, its rows
     from ``row`` on (the first row of the batch that failed); ``input.unreadable`` quoting
     Arrow for a reason of another kind."""
-    if isinstance(exc, OSError) and exc.errno is not None:
-        return "input.unreadable", {"error": os_error_key(exc)}
+    said = system_failure(exc)
+    if said is not None:
+        return said
     try:
         with open(path, "rb") as fh:
             size = fh.seek(0, os.SEEK_END)
