@@ -1231,3 +1231,97 @@ def test_findings_of_a_worker_of_another_version_with_a_rule_or_reason_unknown_h
     assert "messages" not in by_text[("LIR-NOT-A-RULE-HERE", findings["message"].iloc[0])]
     assert "messages" not in by_text[(findings["code"].iloc[1], findings["message"].iloc[1])]
     assert sum("messages" in r for r in records) == len(records) - 2
+
+
+def _deck_of_the_day_before_yesterday(folder: Path) -> tuple[list[Path], str]:
+    """Days 0, 1 and 2 of Triple Shot, no fault, where the first round of day 2 at TS-02 uses
+    the deck of that table's last round of day 0, not of day 1: audited after day 1 it is
+    right, after day 0 (day 1 missing) it repeats a deck. Returns the days and that finding."""
+    days = [day_log(folder, n, faults=0.0) for n in range(3)]
+    frames = [pd.read_csv(d, dtype=str, keep_default_na=False) for d in days]
+
+    def rounds(df):
+        return df[df["table_id"] == "TS-02"].drop_duplicates("round_id")
+
+    def swap(df):  # the table's two decks (and their colours) swapped for the whole day
+        t = df["table_id"] == "TS-02"
+        decks = df[t].drop_duplicates("deck_id").set_index("deck_id")["deck_color"]
+        (x, cx), (y, cy) = decks.items()
+        swapped = df.loc[t, "deck_id"].map({x: y, y: x})
+        df.loc[t, "deck_color"] = swapped.map({x: cx, y: cy})
+        df.loc[t, "deck_id"] = swapped
+
+    last0 = rounds(frames[0])["deck_id"].iloc[-1]
+    if rounds(frames[1])["deck_id"].iloc[0] == last0:
+        swap(frames[1])
+    if rounds(frames[1])["deck_id"].iloc[-1] == last0:  # day 1 ends on the other deck
+        frames[1] = frames[1][frames[1]["round_id"] != rounds(frames[1])["round_id"].iloc[-1]]
+    if rounds(frames[2])["deck_id"].iloc[0] != last0:
+        swap(frames[2])
+    for day, df in zip(days, frames):
+        df.to_csv(day, index=False)
+    repeated = ("TS-02", rounds(frames[2])["round_id"].iloc[0], "TS-TWO-DECKS", None, None)
+    assert repeated not in full_audit(days) and repeated in full_audit([days[0], days[2]])
+    return days, repeated
+
+
+@pytest.mark.parametrize("chunk", [1, 256])
+def test_a_replacement_the_first_look_reads_but_the_audit_refuses_leaves_its_successor_as_it_was(tmp_path, chunk):
+    """Day 1 replaced at its path by an export holding, near its end, a byte that is text in
+    no encoding the audit knows: the first look (its tables and times) reads it, the audit
+    does not. Day 1 before it stays live, holding its findings, as for a replacement the
+    first look refuses; so day 2, whose first rounds follow day 1's, is not audited again: it
+    was audited after day 1, and audited without it (after day 0) it was found repeating day
+    0's deck (a new finding; in tasks of one file, failed for its context) until the export
+    was whole again."""
+    from auditor.batch.spans import scan
+
+    logs = tmp_path / "logs"
+    days, repeated = _deck_of_the_day_before_yesterday(logs)
+    db = tmp_path / "out" / "audit.db"
+    batch(tmp_path, logs, chunk=chunk)
+    held = open_findings(db)
+    assert held == full_audit(days)
+    original = days[1].read_bytes()
+    days[1].write_bytes(original[:-200] + b"\x81" + original[-199:])
+    assert scan((str(days[1]), "")).spans and _audit_error(days[1])  # (the first look reads it)
+    for _ in range(2):  # (and so the next night, the export still damaged)
+        r = batch(tmp_path, logs, chunk=chunk)
+        assert (r.exit_code, r.new, r.resolved, r.audited) == (3, 0, 0, [])
+        assert [p for p, _ in r.failed] == [str(days[1].resolve())]
+        assert open_findings(db) == held
+    days[1].write_bytes(original)
+    r = batch(tmp_path, logs, chunk=chunk)
+    assert (r.exit_code, r.new, r.resolved, r.repeated) == (0, 0, 0, 0) and open_findings(db) == held
+
+
+@pytest.mark.parametrize("damage", ["empty", "no encoding near its end"])
+def test_a_day_after_a_replacement_that_cannot_be_audited_waits_for_the_export(tmp_path, damage):
+    """Day 2 arrives the night day 1 is replaced by an export that cannot be audited (empty:
+    the first look refuses it; a byte of no encoding near its end: the first look reads it,
+    the audit does not). Day 1 as it was is live still, but its rounds are not there to be
+    read: day 2, whose first rounds follow them, was audited after day 0's last rounds (a deck
+    repeated across days found where there is none). It fails now, for its context (exit 3,
+    tried again), and is audited after day 1 once the export is whole again."""
+    logs = tmp_path / "logs"
+    days, repeated = _deck_of_the_day_before_yesterday(logs)
+    (tmp_path / "hold").mkdir()
+    days[2].parent.rename(tmp_path / "hold" / days[2].parent.name)
+    db = tmp_path / "out" / "audit.db"
+    batch(tmp_path, logs)
+    held = open_findings(db)
+    original = days[1].read_bytes()
+    days[1].write_bytes(b"" if damage == "empty" else original[:-200] + b"\x81" + original[-199:])
+    (tmp_path / "hold" / days[2].parent.name).rename(days[2].parent)
+    for _ in range(2):
+        r = batch(tmp_path, logs)
+        assert (r.exit_code, r.new, r.resolved, r.audited) == (3, 0, 0, [])
+        failed = dict(r.failed)
+        assert sorted(failed) == [str(days[1].resolve()), str(days[2].resolve())]
+        assert failed[str(days[2].resolve())] == t("batch.context_error", "es",
+                                                    error=f"{days[1].resolve()}: {failed[str(days[1].resolve())]}")
+        assert open_findings(db) == held
+    days[1].write_bytes(original)
+    r = batch(tmp_path, logs)
+    assert r.exit_code in (0, 1) and r.repeated == 0 and r.audited == [str(days[2].resolve())]
+    assert open_findings(db) == full_audit(days) and repeated not in open_findings(db)

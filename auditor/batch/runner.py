@@ -119,16 +119,22 @@ def _start(e: _Entry) -> int:
 
 
 def plan_tasks(universe: dict[str, _Entry], fresh: set[str], gone: list[tuple[str, dict]],
-               chunk: int = CHUNK) -> tuple[set[str], list[tuple[str, list[str], list[str]]]]:
+               chunk: int = CHUNK, unreadable: dict[str, _Entry] | None = None,
+               ) -> tuple[set[str], list[tuple[str, list[str], list[str]]], dict[str, list[str]]]:
     """Which contents to audit authoritatively and in which tasks.
 
     ``universe``: every live content present now (sha -> entry), fresh ones included;
     ``fresh``: the new or changed contents; ``gone``: (game, spans) of contents no longer
-    present at their path (their successors' previous round changed).
-    Returns (authoritative shas, [(game, authoritative paths, context paths)]).
+    present at their path (their successors' previous round changed); ``unreadable``: live
+    contents whose bytes are no longer at their path, replaced there by bytes that cannot be
+    audited (they hold their rounds still, but cannot be read for them).
+    Returns (authoritative shas, [(game, authoritative paths, context paths)], blocked): the
+    files that would be audited but whose context holds an unreadable content, which are not
+    (path -> the unreadable contents' paths).
     """
+    unreadable = unreadable or {}
     by_table: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
-    for e in universe.values():
+    for e in [*universe.values(), *unreadable.values()]:
         for t, (lo, hi) in e.spans.items():
             by_table.setdefault((e.game, t), []).append((lo, hi, e.sha))
 
@@ -145,30 +151,44 @@ def plan_tasks(universe: dict[str, _Entry], fresh: set[str], gone: list[tuple[st
                 out.update(s for lo, _, s in rows if lo == first)
         return out
 
+    def context_of(e: _Entry) -> set[str]:
+        """Per table, the files overlapping ``e`` and the one holding the round just before it."""
+        out: set[str] = set()
+        for t, (a, b) in e.spans.items():
+            rows = [r for r in by_table.get((e.game, t), []) if r[2] != e.sha]
+            out.update(s for lo, hi, s in rows if lo <= b and hi >= a)
+            before = [hi for _, hi, _ in rows if hi < a]
+            if before:
+                last = max(before)
+                out.update(s for _, hi, s in rows if hi == last)
+        return out
+
     auth = set(fresh)
     for sha in fresh:
         e = universe[sha]
         auth |= touched(e.game, e.spans, sha)
     for game, spans in gone:
         auth |= touched(game, spans, None)
+    # (an unreadable content's rounds did not change: nothing after it is audited for it)
+    auth -= set(unreadable)
 
     tasks = []
+    blocked: dict[str, list[str]] = {}
     for game in sorted({universe[s].game for s in auth}):
         mine = sorted((universe[s] for s in auth if universe[s].game == game), key=lambda e: (_start(e), e.path))
-        for group in _cut(mine, max(chunk, 1)):
+        needs = {e.sha: context_of(e) for e in mine}
+        readable = []
+        for e in mine:
+            cannot = needs[e.sha] & unreadable.keys()
+            if cannot:
+                blocked[e.path] = sorted(unreadable[s].path for s in cannot)
+            else:
+                readable.append(e)
+        for group in _cut(readable, max(chunk, 1)):
             names = {e.sha for e in group}
-            context: set[str] = set()
-            for e in group:
-                for t, (a, b) in e.spans.items():
-                    rows = [r for r in by_table.get((game, t), []) if r[2] != e.sha]
-                    context.update(s for lo, hi, s in rows if lo <= b and hi >= a)
-                    before = [hi for _, hi, _ in rows if hi < a]
-                    if before:
-                        last = max(before)
-                        context.update(s for _, hi, s in rows if hi == last)
-            context -= names
+            context = set().union(*(needs[e.sha] for e in group)) - names
             tasks.append((game, [e.path for e in group], sorted(universe[s].path for s in context)))
-    return auth, tasks
+    return auth, tasks, blocked
 
 
 def _cut(entries: list[_Entry], chunk: int) -> list[list[_Entry]]:
@@ -343,9 +363,9 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                 fresh.add(sha)
             # (a content replaced by one whose first look fails is kept as it was: its
             # successors' previous round is the one they had)
-            gone = [(known[s]["game"], spans_db.get(s, {})) for s, at in sorted(replaced.items())
-                    if known[s]["game"] and any(present_shown[p] in universe for p in at)]
-            auth, planned = plan_tasks(universe, fresh, gone, opts.chunk)
+            gone = {s: (known[s]["game"], spans_db.get(s, {})) for s, at in sorted(replaced.items())
+                    if known[s]["game"] and any(present_shown[p] in universe for p in at)}
+            auth, planned, _ = plan_tasks(universe, fresh, list(gone.values()), opts.chunk)
             tasks = [Task(game, tuple(a), tuple(c), profiles, lang) for game, a, c in planned]
             tasks += [Task(None, (p,), (), profiles, lang) for p in singles]
             say(_t("batch.planned", lang, files=len(files), new=len(fresh_shas),
@@ -353,46 +373,41 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
             # 3. The audit.
             t0 = time.perf_counter()
-            results = ex.map(audit_task, tasks)
+            pieces = list(zip(tasks, ex.map(audit_task, tasks)))
+            sha_of = present_shown
+            copies: dict[str, list[str]] = {}
+            for path, sha in sorted(sha_of.items()):
+                copies.setdefault(sha, []).append(path)
+            # A content replaced by one that cannot be audited is kept as it was (see step 4),
+            # though its bytes are gone: the files audited as if it were gone, or without its
+            # rounds before theirs, are not what it makes of them (planned again).
+            fails = set(failed) | set(_failures(pieces, copies, sha_of, lang)[0])
+            kept = {old: at for old, at in sorted(replaced.items())
+                    if known[old]["game"] and all(p in fails for p in at)}
+            blocked: dict[str, list[str]] = {}
+            if kept:
+                pieces, blocked = _replan(ex, pieces, kept, universe, fresh, gone, known, spans_db,
+                                          present_shown, opts.chunk, profiles, lang)
             audit_seconds = time.perf_counter() - t0
-            if any(res["judged_by"] != judge for res in results):  # (workers of another version)
+            if any(res["judged_by"] != judge for _, res in pieces):  # (workers of another version)
                 say(_t("batch.judged_elsewhere", lang))
 
         # 4. What each authoritative content now holds.
-        sha_of = present_shown
-        copies: dict[str, list[str]] = {}
-        for path, sha in sorted(sha_of.items()):
-            copies.setdefault(sha, []).append(path)
         audited: dict[str, list[dict]] = {}
         file_rows: list[dict] = []
         spans_out: dict[str, dict] = {}
-        pieces = []
-        refused: set[str] = set()  # failed files that were read, none of whose records could be audited
-        for task, res in zip(tasks, results):
+        errors, copy_errors, refused = _failures(pieces, copies, sha_of, lang)
+        for path, error in copy_errors.items():
+            failed.setdefault(path, error)
+        for task, res in pieces:
             by_path = {i.path: i for i in res["inputs"]}
             for path in map(path_text, task.files):
                 sha = sha_of[path]
                 item = by_path.get(path)
-                error = item.error if item is not None else _t("batch.not_audited", lang)
-                if item is not None and item.error:
-                    # Bytes that cannot be read under their suffix: `auditor audit` names each
-                    # copy of them. (Not so a copy of a file none of whose records could be
-                    # audited: its records' rejects are counted as the first file's.)
-                    for other in copies.get(sha, ()):
-                        if other != path and read_as(other) == read_as(path):
-                            failed.setdefault(other, error)
-                if error is None and res["context_errors"]:
-                    error = _t("batch.context_error", lang, error="; ".join(res["context_errors"]))
-                if error is None and path in res["unaudited"]:
-                    # As `auditor audit` exits 2 for it: a file none of whose records could be
-                    # audited is no clean file for a nightly job. It fails (exit 3, tried again
-                    # next run); its rejected records stay in the run's report: they say why.
-                    error = _t("batch.nothing_audited", lang, rejected=item.records_rejected)
-                    refused.add(path)
-                if error:
-                    failed[path] = error
+                if errors[path]:
+                    failed[path] = errors[path]
                     file_rows.append({"sha256": sha, "path": path, "game": item.game if item else None,
-                                      "records": 0, "status": "error", "error": error})
+                                      "records": 0, "status": "error", "error": errors[path]})
                     continue
                 file_rows.append({"sha256": sha, "path": path, "game": item.game, "records": item.records_read,
                                   "status": "ok", "error": None, "judged_by": res["judged_by"]})
@@ -402,7 +417,15 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                     spans_out[sha] = universe[sha].spans
                 elif sc is not None:
                     spans_out[sha] = sc.spans
-            pieces.append((task, res))
+        # A file whose rounds follow those of a content kept though its bytes are gone cannot be
+        # audited: it fails (exit 3, tried again next run) until the export is whole again.
+        for path, before in sorted(blocked.items()):
+            path = path_text(path)
+            error = _t("batch.context_error", lang, error="; ".join(
+                f"{p}: {failed.get(p) or _t('batch.not_audited', lang)}" for p in before))
+            failed[path] = error
+            file_rows.append({"sha256": sha_of[path], "path": path, "game": universe[sha_of[path]].game,
+                              "records": 0, "status": "error", "error": error})
         failed_paths = set(failed)
         # (a path that failed keeps the content last audited there, which a content audited at
         # the path later supersedes; a copy of that content elsewhere under a suffix that does
@@ -480,6 +503,92 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                         failed=sorted(failed.items()), new=row["new"], open=row["open"],
                         resolved=row["resolved"], waived=row["waived"], repeated=row["repeated"],
                         report_dir=run_dir, index=index, audit_seconds=audit_seconds)
+
+
+def _failures(pieces, copies: dict[str, list[str]], sha_of: dict[str, str], lang: str,
+              ) -> tuple[dict[str, str | None], dict[str, str], set[str]]:
+    """Why the tasks' authoritative files failed: (path -> error, None for a file audited; the
+    copies of bytes that could not be read -> error; the failed files that were read, none of
+    whose records could be audited)."""
+    from ..logs.files import path_text, read_as
+
+    errors: dict[str, str | None] = {}
+    copied: dict[str, str] = {}
+    refused: set[str] = set()
+    for task, res in pieces:
+        by_path = {i.path: i for i in res["inputs"]}
+        for path in map(path_text, task.files):
+            item = by_path.get(path)
+            error = item.error if item is not None else _t("batch.not_audited", lang)
+            if item is not None and item.error:
+                # Bytes that cannot be read under their suffix: `auditor audit` names each
+                # copy of them. (Not so a copy of a file none of whose records could be
+                # audited: its records' rejects are counted as the first file's.)
+                for other in copies.get(sha_of[path], ()):
+                    if other != path and read_as(other) == read_as(path):
+                        copied.setdefault(other, error)
+            if error is None and res["context_errors"]:
+                error = _t("batch.context_error", lang, error="; ".join(res["context_errors"]))
+            if error is None and path in res["unaudited"]:
+                # As `auditor audit` exits 2 for it: a file none of whose records could be
+                # audited is no clean file for a nightly job. It fails (exit 3, tried again
+                # next run); its rejected records stay in the run's report: they say why.
+                error = _t("batch.nothing_audited", lang, rejected=item.records_rejected)
+                refused.add(path)
+            errors[path] = error
+    return errors, copied, refused
+
+
+def _replan(ex, pieces, kept: dict[str, list[str]], universe: dict[str, _Entry], fresh: set[str],
+            gone: dict[str, tuple], known: dict, spans_db: dict, sha_at: dict[str, str], chunk: int,
+            profiles: tuple, lang: str) -> tuple[list, dict[str, list[str]]]:
+    """The run's tasks and results once the contents ``kept`` (sha -> the paths at which
+    contents that cannot be audited replaced them) are known to be live still: planned again
+    with them in place, their rounds unreadable. A result stands where the plan is the same
+    for its file; the files whose plan changed are audited again, or not at all (a file audited
+    only because a kept content seemed gone keeps what it held); the ones whose context holds
+    a kept content are blocked (path -> the kept contents' paths). ``sha_at``: path -> the
+    content there now, the paths as the ledger names them (``files.path_text``)."""
+    from ..logs.files import path_text
+
+    replacing = {sha_at[p] for at in kept.values() for p in at} & universe.keys()
+    bad = {p for at in kept.values() for p in at} | {path_text(universe[s].path) for s in replacing}
+    unreadable = {old: _Entry(old, at[0], known[old]["game"], spans_db.get(old, {})) for old, at in kept.items()}
+    now = {s: e for s, e in universe.items() if s not in replacing}
+    auth, planned, blocked = plan_tasks(now, fresh - replacing, [g for s, g in gone.items() if s not in kept],
+                                        chunk, unreadable)
+    wanted = {path_text(now[s].path) for s in auth if s in now} - set(map(path_text, blocked))
+
+    def reads(task: Task) -> set[str]:
+        return set(map(path_text, (*task.files, *task.context)))
+
+    out, stands = [], set()
+    for task, res in pieces:
+        if task.game is None:  # (a file audited by itself: no context, its result is its own)
+            out.append((task, res))
+            continue
+        clean = not reads(task) & bad
+        keep = [f for f in task.files if path_text(f) in bad or (clean and path_text(f) in wanted)]
+        stands.update(path_text(f) for f in keep)
+        if len(keep) == len(task.files):
+            out.append((task, res))
+        elif keep:
+            out.append((Task(task.game, tuple(keep), task.context, task.profiles, task.lang),
+                        _only(res, set(map(path_text, keep)))))
+    again = []
+    for game, files, context in planned:
+        mine = [f for f in files if path_text(f) in wanted - stands]
+        if mine:  # (the task's other files read as context: the same rounds before each file)
+            again.append(Task(game, tuple(mine), tuple(sorted({*context, *files} - set(mine))), profiles, lang))
+    return out + list(zip(again, ex.map(audit_task, again))), blocked
+
+
+def _only(res: dict, paths: set[str]) -> dict:
+    """A task's result for some of its authoritative files only."""
+    return {**res, "inputs": [i for i in res["inputs"] if i.path in paths],
+            "findings": res["findings"][res["findings"]["file"].astype(str).isin(paths)].reset_index(drop=True),
+            "rejected": res["rejected"][res["rejected"]["file"].astype(str).isin(paths)].reset_index(drop=True),
+            "unaudited": [p for p in res["unaudited"] if p in paths]}
 
 
 def _misnamed(present: dict[str, str], audited_at: dict[str, str], lang: str) -> dict[str, str]:
