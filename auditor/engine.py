@@ -1244,14 +1244,16 @@ def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.n
 
 
 def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, the file each belongs to) of the rounds that an export cut in two files (a log
-    split by size as it was written), among the rounds given by two files of the chunk
-    (``again``): where one file's rows of a round and the next file's follow each other in
-    the chunk, the last of the one and the first of the other, and no seat (and hand) is in
-    both, as it would be in a copy of the round, the later file's rows belong to the earlier
-    one's. So a cut round is one round, audited whole, and so is each cut copy of it (each
-    file's copy is judged as the round: see ``_given_by_an_earlier_file``). A round cut in
-    three files is not joined past its first two."""
+    """(rows, the file each belongs to) of the rounds that an export cut in two files or more
+    (a log split by size as it was written, some files maybe made of a part of one round
+    alone), among the rounds given by two files of the chunk (``again``): where one file's rows
+    of a round and the next file's follow each other in the chunk, the last of the one and the
+    first of the other, and no seat (and hand) is in both, as it would be in a copy of the
+    round, the later file's rows belong to the earlier one's; and so on along the files that
+    follow, each part joining the round while it gives no seat that any part before it in the
+    round gave (one that does begins a copy, which the parts after it may go on with). So a
+    cut round is one round, audited whole, and so is each cut copy of it (each file's copy is
+    judged as the round: see ``_given_by_an_earlier_file``)."""
     rkey = df["_rkey"].to_numpy()
     rows = np.flatnonzero(np.isin(rkey, np.unique(rkey[again])))  # (in the chunk's order)
     rows = rows[np.lexsort((rows, rkey[rows]))]
@@ -1262,22 +1264,33 @@ def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> tuple[
     ends = starts + counts - 1
     piece = np.repeat(np.arange(len(starts)), counts)
     one_run = rows[ends] - rows[starts] + 1 == counts
-    follows = ((keys[starts][1:] == keys[starts][:-1]) & one_run[1:] & one_run[:-1]
-               & (rows[starts][1:] == rows[ends][:-1] + 1))  # piece k+1 goes on from piece k
-    # A seat (and hand) that both pieces give: a copy, not a cut. (One given twice within a
-    # file is that file's fault, found as in any round.)
+    follows = np.r_[False, (keys[starts][1:] == keys[starts][:-1]) & one_run[1:] & one_run[:-1]
+                    & (rows[starts][1:] == rows[ends][:-1] + 1)]  # piece k goes on from piece k-1
+    # A seat (and hand) that a piece gives and an earlier piece of the round gave: a copy, not a
+    # cut. (One given twice within a file is that file's fault, found as in any round.)
     seats = [df[name].to_numpy()[rows].astype(np.int64) for name in ("seat", "hand") if name in df]
     by_seat = np.lexsort((piece, *reversed(seats), keys))
     a, b = by_seat[:-1], by_seat[1:]
-    shared = piece[b] == piece[a] + 1
+    shared = piece[b] > piece[a]
     for values in (keys, *seats):
         shared &= values[b] == values[a]
-    copied = np.zeros(len(starts), bool)
-    copied[piece[a][shared]] = True
-    joins = follows & ~copied[:-1]
-    joins &= ~np.r_[False, joins[:-1]]  # (not a third piece onto a joined two)
-    joined = np.r_[False, joins][piece]  # rows of a piece that joins the one before
-    return rows[joined], parts[starts][piece[joined] - 1]
+    latest_shared = np.full(len(starts), -1, np.int64)  # of each piece: the latest earlier piece it shares a seat with
+    np.maximum.at(latest_shared, piece[b][shared], piece[a][shared])
+    first = _joined_to(follows, latest_shared)
+    joined = (first != np.arange(len(starts)))[piece]  # rows of a piece that joins the ones before
+    return rows[joined], parts[starts][first[piece[joined]]]
+
+
+@kernel
+def _joined_to(follows, latest_shared):
+    """The first piece of the round (or copy) that each piece belongs to: the one before's,
+    where it goes on from that one (``follows``) and shares no seat with any piece from that
+    first one on (``latest_shared``: the latest earlier piece it shares a seat with, -1 for
+    none), else itself."""
+    first = np.empty(len(follows), np.int64)
+    for k in range(len(follows)):
+        first[k] = first[k - 1] if follows[k] and latest_shared[k] < first[k - 1] else k
+    return first
 
 
 def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:

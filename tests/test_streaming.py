@@ -578,6 +578,110 @@ def test_a_cut_round_with_a_seat_given_twice_in_one_file_is_rejected_whole(tmp_p
         assert result.totals["rounds"] == whole.totals["rounds"] - 1
 
 
+def _pieces_of_rounds(frame: pd.DataFrame, rounds: int, min_rows: int, among=None) -> list[tuple[int, int]]:
+    """(first row, rows) of ``rounds`` rounds of at least ``min_rows`` rows, spread over the log
+    (of the rounds keyed ``among`` where given: those with findings), none of the first or last."""
+    key = (frame["table_id"] + "|" + frame["round_id"]).to_numpy()
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    sizes = np.diff(np.r_[starts, len(key)])
+    fit = (sizes >= min_rows) & (starts > 0) & (starts + sizes < len(key))
+    if among is not None:
+        fit &= np.isin(key[starts], list(among))
+    picked = np.flatnonzero(fit)
+    picked = picked[np.linspace(0, len(picked) - 1, rounds).round().astype(int)]
+    return [(int(starts[i]), int(sizes[i])) for i in picked]
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_a_round_cut_across_three_or_four_files_audits_as_the_log(tmp_path, game):
+    """An export split by size in files so small that one holds part of a round alone: the
+    round begins in one file, goes on in the next, made of that part only (one or two files
+    so), and ends in the one after it, which goes on with more rounds. Each such round is one
+    round, audited whole: the report is the uncut log's but for the file and line of each
+    row, every row counted (read = audited + rejected), and each finding cites the line of
+    the uncut log, where the round begins, in its first file. Cut inside rounds with
+    findings. CSV and Parquet."""
+    log, _ = run(game, rounds=1200, seed=13, faults=0.06, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    whole = audit([log], profiles=PROFILES, chunk_rows=10**9)
+    found = set((whole.findings["table_id"] + "|" + whole.findings["round_id"]).tolist())
+    cuts = []
+    for n, (start, size) in enumerate(_pieces_of_rounds(frame, 6, 5, found)):
+        # 2 rows, 2 rows alone, the rest (three files); 1, 1 and 1 alone, the rest (four files)
+        cuts += [start + 2, start + 4] if n % 2 == 0 else [start + 1, start + 2, start + 3]
+    starts = [0, *cuts]
+    (tmp_path / "csv").mkdir()
+    (tmp_path / "parquet").mkdir()
+    for k, (lo, hi) in enumerate(zip(starts, [*cuts, len(frame)])):
+        frame.iloc[lo:hi].to_csv(tmp_path / "csv" / f"part-{k:02d}.csv", index=False)
+        pq.write_table(pa.Table.from_pandas(frame.iloc[lo:hi], preserve_index=False),
+                       tmp_path / "parquet" / f"part-{k:02d}.parquet")
+    alone = [k for k, (lo, hi) in enumerate(zip(starts, [*cuts, len(frame)]))
+             if frame["round_id"].iloc[lo] == frame["round_id"].iloc[hi - 1]
+             and frame["table_id"].iloc[lo] == frame["table_id"].iloc[hi - 1]]
+    assert len(alone) == 9  # (the files made of a part of one round)
+
+    def cited(result, first_line):  # (rule, table, round, seat, line in the uncut log) of each finding
+        k = result.findings["file"].str.extract(r"part-(\d+)\.\w+$")[0].astype(int).to_numpy()
+        line = result.findings["line"].to_numpy() - first_line + 2 + np.asarray(starts)[k]
+        return sorted(zip(*(result.findings[c].astype(str) for c in ("code", "table_id", "round_id", "seat")),
+                          line.tolist()))
+
+    expected = sorted(zip(*(whole.findings[c].astype(str) for c in ("code", "table_id", "round_id", "seat")),
+                          whole.findings["line"].tolist()))
+    assert len(whole.findings) > 20
+    for folder, first_line, sizes in (("csv", 2, (10**9,)), ("parquet", 1, (10**9,))):
+        for chunk_rows in sizes:
+            cut = audit([tmp_path / folder], profiles=PROFILES, chunk_rows=chunk_rows)
+            assert _seen(cut) == _seen(whole), (folder, chunk_rows)
+            assert all(i.records_read == i.records_audited + i.records_rejected for i in cut.inputs)
+            assert sum(i.records_read for i in cut.inputs) == len(frame)
+            assert cited(cut, first_line) == expected, (folder, chunk_rows)
+
+
+def test_a_middle_part_that_repeats_a_seat_of_the_rounds_first_part_is_a_copy(tmp_path):
+    """A round's rows split over three files, the middle file's part giving again a seat (and
+    hand) that the first part gave: the middle part is no continuation but a copy, and the part
+    after it goes on with that copy, as when the last two files are one (a copy of the round
+    that begins with that seat): its rows are rejected as repeats, and the round is audited
+    from the first file's part, whatever the chunks. Where instead the third part repeats a
+    seat of the first (none of the second's), the first two are the round and the third begins
+    a copy: a part goes on with a round only if it gives none of the seats that the round's
+    parts before it gave, all of them, not only the part just before."""
+    log, _ = run("pot-luck-blackjack", rounds=300, seed=5, faults=0.0, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    ((r, size),) = _pieces_of_rounds(frame, 1, 5)  # (r: its first row)
+    cases = {
+        # the middle part gives the first part's second row again
+        "middle": [frame.iloc[:r + 2], frame.iloc[r + 1:r + 3], frame.iloc[r + 3:]],
+        # the third part begins with the first part's first row again
+        "third": [frame.iloc[:r + 2], frame.iloc[r + 2:r + 3], pd.concat([frame.iloc[r:r + 1], frame.iloc[r + 3:]])],
+    }
+    for name, parts in cases.items():
+        folder, joined = tmp_path / name, tmp_path / f"{name}-as-two"
+        folder.mkdir()
+        joined.mkdir()
+        for k, part in enumerate(parts):
+            part.to_csv(folder / f"part-{k}.csv", index=False)
+        # the same rows in two files: the first two parts one file (third) or the last two (middle)
+        two = [pd.concat(parts[:2]), parts[2]] if name == "third" else [parts[0], pd.concat(parts[1:])]
+        for k, part in enumerate(two):
+            part.to_csv(joined / f"part-{k}.csv", index=False)
+        expected = audit([joined], profiles=PROFILES, chunk_rows=10**9)
+        assert set(expected.rejected["reason"]) == {"reject.round_repeated"}, name
+        for chunk_rows in (10**9, 450, 50, 1):
+            result = audit([folder], profiles=PROFILES, chunk_rows=chunk_rows)
+            assert _seen(result) == _seen(expected), (name, chunk_rows)
+            assert all(i.records_read == i.records_audited + i.records_rejected for i in result.inputs)
+        by_name = {Path(i.path).name: i for i in result.inputs}
+        if name == "middle":  # (the round: the first part's two rows; the rest rejected)
+            assert by_name["part-1.csv"].records_rejected == 2 and by_name["part-1.csv"].records_audited == 0
+            assert by_name["part-2.csv"].records_rejected == size - 3
+        else:  # (the round: the first two parts' three rows)
+            assert by_name["part-1.csv"].records_audited == 1
+            assert by_name["part-2.csv"].records_rejected == size - 2
+
+
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_a_folder_of_daily_exports_audits_as_the_log_it_was_cut_from(tmp_path, game):
     """The log cut into one file per table and day (how a hall exports it; here per hour, to
