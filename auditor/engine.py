@@ -253,18 +253,20 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
                 size += batch.num_rows
                 after = batch.num_rows if several else 0
                 if not started and size - after >= max(1, chunk_rows // 8):
-                    started = True
                     if several:
-                        size -= yield from _give(pending, max(1, chunk_rows // 8))
+                        given = yield from _give(pending, max(1, chunk_rows // 8))
+                        size -= given
+                        started = given > 0
                     else:
-                        size = 0
+                        size, started = 0, True
                         yield _drain(pending)
                 elif size - after >= chunk_rows + quarter:
                     size -= yield from _give(pending, chunk_rows)
         except InputError as exc:
             errors[src.name] = exc.text(lang)
     if size > quarter:  # the last chunk, in halves
-        size -= yield from _give(pending, size // 2)
+        size -= yield from _give(pending, size // 2, more=False)
+        started = True
     if pending:
         yield _drain(pending)
     elif not started:  # nothing read: one empty chunk, so that every rule is still judged
@@ -310,15 +312,22 @@ def _round_at(batch: pa.Table, row: int) -> tuple[str, str]:
     return batch.column("table_id")[row].as_py(), batch.column("round_id")[row].as_py()
 
 
-def _give(pending: list[pa.Table], rows: int):
+def _give(pending: list[pa.Table], rows: int, more: bool = True):
     """Yields the first batches of ``pending`` that hold at least ``rows`` rows, as one
     chunk (they leave ``pending``), and the batch after them while it goes on with their
-    last round (a round cut in two files: see ``_cut_rounds``); returns how many rows they
-    held."""
+    last round (a round cut in files: see ``_cut_rounds``); returns how many rows they
+    held. Where that takes the last batch pending and batches are still to be read
+    (``more``), nothing is given (0): the batch read next may go on with the round too (a
+    file made of a part of one round alone, the next file going on with it), and the chunk
+    waits for it. (A file's batches end where a round ends, and its last is its last round
+    alone, ``Source.batches``: so a chunk waits only through files made of a part of one
+    round, and a batch more.)"""
     k, held = 0, 0
     while held < rows or (0 < k < len(pending) and _goes_on(pending[k - 1], pending[k])):
         held += pending[k].num_rows
         k += 1
+    if more and k == len(pending):
+        return 0
     rest = pending[k:]
     del pending[k:]
     yield _drain(pending)
