@@ -477,6 +477,31 @@ def test_a_day_cut_in_two_files_inside_a_round_is_audited_as_the_day(tmp_path, c
     assert outcome.exit_code == 1
 
 
+@pytest.mark.parametrize("chunk", [1, 256])
+def test_a_day_cut_across_three_files_inside_a_round_is_audited_as_the_day(tmp_path, chunk):
+    """A day's export split in three files inside one round, the middle file made of a row of
+    that round alone: the round is one round, whether the files are audited in one task or
+    each in its own (the others its context): the findings are the whole day's."""
+    logs = tmp_path / "logs"
+    day = day_log(logs, 0, faults=0.1)
+    frame = pd.read_csv(day, dtype=str, keep_default_na=False)
+    same = (frame["round_id"] == frame["round_id"].shift()).to_numpy()
+    three = same[1:-1] & same[2:]  # (row k+1 and k+2 go on with the round of row k)
+    cut = int(three[len(frame) // 2:].argmax()) + len(frame) // 2 + 1
+    assert same[cut] and same[cut + 1]
+    frame.loc[cut + 1, "net_war"] = "999.00"  # a finding on a seat in the third file's part
+    frame.to_csv(day, index=False)
+    whole = full_audit([day])
+    assert frame.loc[cut, "round_id"] in {f[1] for f in whole}
+    day.unlink()
+    frame.iloc[:cut].to_csv(day.with_name("part-a.csv"), index=False)
+    frame.iloc[cut:cut + 1].to_csv(day.with_name("part-b.csv"), index=False)
+    frame.iloc[cut + 1:].to_csv(day.with_name("part-c.csv"), index=False)
+    outcome = batch(tmp_path, logs, chunk=chunk)
+    assert len(whole) > 5 and open_findings(tmp_path / "out" / "audit.db") == whole
+    assert outcome.exit_code == 1
+
+
 def _audit_error(path: Path) -> str:
     (item,) = audit([path]).inputs
     assert item.error
