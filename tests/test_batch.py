@@ -1350,3 +1350,158 @@ def test_a_day_after_a_replacement_that_cannot_be_audited_waits_for_the_export(t
     r = batch(tmp_path, logs)
     assert r.exit_code in (0, 1) and r.repeated == 0 and r.audited == [str(days[2].resolve())]
     assert open_findings(db) == full_audit(days) and repeated not in open_findings(db)
+
+
+# --- Dask: what a nightly job meets on a cluster --------------------------------------------
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    """One in-process LocalCluster for the tests below (its start-up is the slow part); each test
+    breaks the audit on the worker through the worker's own modules, which are this process's."""
+    distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed "
+                                                                 "(pip install casino-auditor[dask])")
+    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        yield cluster
+
+
+def _three_days(tmp_path) -> list[Path]:
+    return [day_log(tmp_path / "logs", n, rounds=60) for n in range(3)]
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_task_that_raises_on_a_dask_worker_fails_its_files_not_the_run(tmp_path, monkeypatch, dask_cluster, lang):
+    """A task that raised on the worker (a fault of the worker's installation) ended the batch in
+    Dask's traceback with exit 1, the code of new findings. Its files are not audited (exit 3),
+    said in the catalogue's words, and the next run audits them."""
+    import auditor.engine
+
+    days = _three_days(tmp_path)
+    audit_ = auditor.engine.audit
+
+    def broken(files, **kw):
+        raise RuntimeError("worker broken")
+
+    monkeypatch.setattr(auditor.engine, "audit", broken)
+    res = CliRunner().invoke(app, ["batch", str(tmp_path / "logs"), "--out", str(tmp_path / "out"),
+                                   "--profile", str(PROFILES), "--lang", lang,
+                                   "--scheduler", dask_cluster.scheduler_address], catch_exceptions=False)
+    reason = t("batch.task_error", lang, error="RuntimeError: worker broken")
+    assert res.exit_code == 3, res.output
+    for d in days:
+        assert t("batch.failed_file", lang, path=str(d.resolve()), reason=reason) in res.stderr
+    assert "Traceback" not in res.output
+    db = tmp_path / "out" / "audit.db"
+    with Ledger(db) as ledger:
+        assert {f["path"]: f["status"] for f in ledger.files().values()} == {str(d.resolve()): "error" for d in days}
+    monkeypatch.setattr(auditor.engine, "audit", audit_)
+    again = batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address)
+    assert again.audited == sorted(str(d.resolve()) for d in days) and again.exit_code == 1
+    assert open_findings(db) == full_audit(days)
+
+
+def test_a_task_whose_dask_workers_die_fails_its_files_not_the_run(tmp_path):
+    """Every worker that ran the task died (SIGKILL, as the system's out-of-memory killer does):
+    Dask's KilledWorker ended the batch in a traceback, exit 1. The files fail (exit 3), said
+    in the catalogue's words, nothing of them recorded as audited."""
+    distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed")
+    import dask
+
+    preload = tmp_path / "dies.py"
+    preload.write_text("import os, signal\nimport auditor.engine\n"
+                       "auditor.engine.audit = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)\n")
+    days = _three_days(tmp_path)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None,
+                                     preload=[str(preload)]) as cluster:
+        out = batch(tmp_path, tmp_path / "logs", scheduler=cluster.scheduler_address, lang="en")
+    assert out.exit_code == 3 and out.audited == []
+    assert out.failed == [(str(d.resolve()), t("batch.task_killed", "en")) for d in days]
+
+
+def test_a_dask_result_of_another_version_fails_its_files(tmp_path, monkeypatch, dask_cluster):
+    """A worker of an older version gives a result without what judged it (`judged_by`): the batch
+    ended in a KeyError's traceback. Its files are not audited, said so (exit 3)."""
+    from auditor.batch import runner
+
+    days = _three_days(tmp_path)
+    task_ = runner.audit_task
+
+    def older(task):
+        res = task_(task)
+        del res["judged_by"]
+        return res
+
+    monkeypatch.setattr(runner, "audit_task", older)
+    out = batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address, lang="en")
+    assert out.exit_code == 3 and out.audited == []
+    assert out.failed == [(str(d.resolve()), t("batch.task_foreign", "en")) for d in days]
+
+
+def test_a_dask_worker_of_another_version_is_said_and_its_contents_judged_again(tmp_path, monkeypatch,
+                                                                                dask_cluster):
+    from auditor.batch import runner
+
+    days = _three_days(tmp_path)
+    said: list[str] = []
+    task_ = runner.audit_task
+    monkeypatch.setattr(runner, "audit_task", lambda task: {**task_(task), "judged_by": "another version"})
+    opts = BatchOptions(paths=[tmp_path / "logs"], out=tmp_path / "out", profiles=[PROFILES],
+                        scheduler=dask_cluster.scheduler_address)
+    first = run_batch(opts, say=said.append)
+    assert first.exit_code == 1 and t("batch.judged_elsewhere", "es") in said
+    monkeypatch.setattr(runner, "audit_task", task_)
+    again = run_batch(opts)
+    assert again.audited == sorted(str(d.resolve()) for d in days) and again.new == 0
+
+
+def test_ctrl_c_during_a_dask_run_records_nothing_and_closes_the_client(tmp_path, monkeypatch, dask_cluster):
+    import _thread
+    import threading
+
+    import auditor.engine
+
+    _three_days(tmp_path)
+    audit_ = auditor.engine.audit
+    clients = set(dask_cluster.scheduler.clients)
+
+    def slow(files, **kw):
+        threading.Timer(0.2, _thread.interrupt_main).start()  # Ctrl-C while the batch waits for it
+        time.sleep(1)
+        return audit_(files, **kw)
+
+    monkeypatch.setattr(auditor.engine, "audit", slow)
+    with pytest.raises(KeyboardInterrupt):
+        batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address)
+    assert dump(tmp_path / "out" / "audit.db")["runs"] == []
+    deadline = time.time() + 5
+    while set(dask_cluster.scheduler.clients) != clients and time.time() < deadline:
+        time.sleep(0.1)
+    assert set(dask_cluster.scheduler.clients) == clients
+
+
+def test_a_scheduler_lost_during_a_dask_run_fails_it_recording_nothing(tmp_path, monkeypatch):
+    """The scheduler gone while the tasks ran (stopped, the network cut) ended the batch in Dask's
+    traceback (FutureCancelledError), exit 1: it is an error, exit 2, nothing recorded."""
+    distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed")
+    import threading
+
+    import auditor.engine
+
+    _three_days(tmp_path)
+    audit_ = auditor.engine.audit
+    cluster = distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None)
+
+    def slow(files, **kw):
+        threading.Thread(target=cluster.close).start()  # the scheduler goes away mid-task
+        time.sleep(2)
+        return audit_(files, **kw)
+
+    monkeypatch.setattr(auditor.engine, "audit", slow)
+    try:
+        with pytest.raises(BatchError) as caught:
+            batch(tmp_path, tmp_path / "logs", scheduler=cluster.scheduler_address, lang="en")
+    finally:
+        cluster.close()
+    assert str(caught.value) == t("batch.scheduler_lost", "en", address=cluster.scheduler_address)
+    assert dump(tmp_path / "out" / "audit.db")["runs"] == []

@@ -4,7 +4,10 @@ casino-auditor[dask]``). Dask is imported only here, only when ``--scheduler`` i
 The workers run :func:`auditor.batch.runner.audit_task`, so each needs casino-auditor
 installed and the log files at the same paths (a shared folder); the ledger and the
 reports stay with the process that runs ``auditor batch``. Results come back in task
-order, so the ledger is the same as with local processes.
+order, so the ledger is the same as with local processes. A task that failed on the cluster
+(it raised, or every worker that ran it died) comes back as a ``runner.TaskFailed``, its files
+not audited (exit 3); a scheduler lost while the tasks ran fails the run (exit 2, nothing
+recorded).
 """
 
 from __future__ import annotations
@@ -26,6 +29,20 @@ def _reason(exc: OSError | ValueError, lang: str, timeout: float) -> str:
     return t("scheduler_reason.unreachable", lang, seconds=f"{timeout:g}")
 
 
+def _failure(exc: BaseException, lang: str):
+    """Why a task failed on the cluster, in the catalogue's words: its workers died running it
+    (Dask's KilledWorker: out of memory, killed), or it raised (a fault of the auditor or of the
+    worker's installation, not of the log: the exception is quoted for whoever fixes it)."""
+    from distributed import KilledWorker
+
+    from ..i18n import t
+    from .runner import TaskFailed
+
+    if isinstance(exc, KilledWorker):
+        return TaskFailed(t("batch.task_killed", lang))
+    return TaskFailed(t("batch.task_error", lang, error=f"{type(exc).__name__}: {exc}"[:300]))
+
+
 class DaskExecutor:
     def __init__(self, address, lang: str = "es", timeout: float = 20):
         from ..i18n import t
@@ -40,14 +57,32 @@ class DaskExecutor:
         except (OSError, ValueError) as exc:
             raise BatchError(t("batch.scheduler_error", lang, address=address,
                                error=_reason(exc, lang, timeout))) from None
+        self.address, self.lang = address, lang
         self.name = f"dask:{address}"
 
     def map(self, fn, items):
+        from asyncio import CancelledError
+
+        from ..i18n import t
+        from .runner import BatchError
+
         items = list(items)
         if not items:
             return []
         futures = self.client.map(fn, items, pure=False)
-        return self.client.gather(futures)
+        out = []
+        for future in futures:  # (in task order)
+            try:
+                out.append(self.client.gather(future))
+            except (Exception, CancelledError) as exc:  # (Dask's FutureCancelledError is a CancelledError)
+                if future.status != "error":  # cancelled: the client lost its scheduler
+                    raise BatchError(t("batch.scheduler_lost", self.lang, address=self.address)) from None
+                out.append(_failure(exc, self.lang))
+        return out
 
     def close(self):
-        self.client.close()
+        # (a client whose scheduler is gone closes without it; its reason was said)
+        try:
+            self.client.close()
+        except (OSError, TimeoutError):
+            pass

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-__all__ = ["BatchOptions", "BatchOutcome", "BatchError", "run_batch", "audit_task", "plan_tasks", "Task",
+__all__ = ["BatchOptions", "BatchOutcome", "BatchError", "run_batch", "audit_task", "plan_tasks", "Task", "TaskFailed",
            "CHUNK", "TASK_BYTES", "EXIT_OK", "EXIT_NEW", "EXIT_ERROR", "EXIT_PARTIAL"]
 
 EXIT_OK, EXIT_NEW, EXIT_ERROR, EXIT_PARTIAL = 0, 1, 2, 3
@@ -79,6 +79,18 @@ class Task:
     context: tuple[str, ...]    # read for the tables' previous rounds only
     profiles: tuple = ()
     lang: str = "es"
+
+
+@dataclass(frozen=True)
+class TaskFailed:
+    """A task that gave no result (on a Dask cluster: it raised, or its workers died running it):
+    why, in the run's language. Its files are not audited (exit 3) and are tried again."""
+    reason: str
+
+
+# What a task's result holds (``audit_task``); a result without it is no result of this version's.
+RESULT_KEYS = frozenset({"inputs", "findings", "rejected", "rules", "games", "period", "totals",
+                         "context_errors", "unaudited", "judged_by"})
 
 
 # --- the task (runs on a worker) ----------------------------------------------------------
@@ -271,7 +283,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
     from ..profiles import ProfileError, load_profiles
     from .ledger import Ledger, LedgerError, LedgerOvertaken
     from .report import publish_index
-    from ..logs.files import SUFFIXES, path_text, read_as, sha256_of
+    from ..logs.files import SUFFIXES, path_text, sha256_of
     from .spans import scan
     from ..registry import known_codes
     from .waivers import WaiverError, load_waivers
@@ -341,7 +353,9 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
         with _executor(opts, lang) as ex:
             # 2. A first look at the new contents: game and per-table spans.
-            scans = {sc.sha256 or sc.path: sc for sc in ex.map(scan, [(first_path[s], s) for s in fresh_shas])}
+            # (a first look that failed on the cluster leaves the file to be audited by itself)
+            scans = {sc.sha256 or sc.path: sc for sc in ex.map(scan, [(first_path[s], s) for s in fresh_shas])
+                     if not isinstance(sc, TaskFailed)}
             universe: dict[str, _Entry] = {}
             for sha in live_ok & present_shas:
                 if known[sha]["game"]:
@@ -373,7 +387,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
             # 3. The audit.
             t0 = time.perf_counter()
-            pieces = list(zip(tasks, ex.map(audit_task, tasks)))
+            pieces = _audited(ex, tasks, lang)
             sha_of = present_shown
             copies: dict[str, list[str]] = {}
             for path, sha in sorted(sha_of.items()):
@@ -389,7 +403,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
                 pieces, blocked = _replan(ex, pieces, kept, universe, fresh, gone, known, spans_db,
                                           present_shown, opts.chunk, profiles, lang)
             audit_seconds = time.perf_counter() - t0
-            if any(res["judged_by"] != judge for _, res in pieces):  # (workers of another version)
+            if any(not isinstance(res, TaskFailed) and res["judged_by"] != judge for _, res in pieces):
+                # (workers of another version)
                 say(_t("batch.judged_elsewhere", lang))
 
         # 4. What each authoritative content now holds.
@@ -400,13 +415,13 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         for path, error in copy_errors.items():
             failed.setdefault(path, error)
         for task, res in pieces:
-            by_path = {i.path: i for i in res["inputs"]}
+            by_path = {} if isinstance(res, TaskFailed) else {i.path: i for i in res["inputs"]}
             for path in map(path_text, task.files):
                 sha = sha_of[path]
                 item = by_path.get(path)
                 if errors[path]:
                     failed[path] = errors[path]
-                    file_rows.append({"sha256": sha, "path": path, "game": item.game if item else None,
+                    file_rows.append({"sha256": sha, "path": path, "game": item.game if item else task.game,
                                       "records": 0, "status": "error", "error": errors[path]})
                     continue
                 file_rows.append({"sha256": sha, "path": path, "game": item.game, "records": item.records_read,
@@ -516,6 +531,9 @@ def _failures(pieces, copies: dict[str, list[str]], sha_of: dict[str, str], lang
     copied: dict[str, str] = {}
     refused: set[str] = set()
     for task, res in pieces:
+        if isinstance(res, TaskFailed):
+            errors.update((path, res.reason) for path in map(path_text, task.files))
+            continue
         by_path = {i.path: i for i in res["inputs"]}
         for path in map(path_text, task.files):
             item = by_path.get(path)
@@ -580,15 +598,30 @@ def _replan(ex, pieces, kept: dict[str, list[str]], universe: dict[str, _Entry],
         mine = [f for f in files if path_text(f) in wanted - stands]
         if mine:  # (the task's other files read as context: the same rounds before each file)
             again.append(Task(game, tuple(mine), tuple(sorted({*context, *files} - set(mine))), profiles, lang))
-    return out + list(zip(again, ex.map(audit_task, again))), blocked
+    return out + _audited(ex, again, lang), blocked
 
 
-def _only(res: dict, paths: set[str]) -> dict:
+def _only(res, paths: set[str]):
     """A task's result for some of its authoritative files only."""
+    if isinstance(res, TaskFailed):
+        return res
     return {**res, "inputs": [i for i in res["inputs"] if i.path in paths],
             "findings": res["findings"][res["findings"]["file"].astype(str).isin(paths)].reset_index(drop=True),
             "rejected": res["rejected"][res["rejected"]["file"].astype(str).isin(paths)].reset_index(drop=True),
             "unaudited": [p for p in res["unaudited"] if p in paths]}
+
+
+def _audited(ex, tasks: list[Task], lang: str) -> list[tuple]:
+    """(task, its result) for each of ``tasks``, audited by ``ex``: a ``TaskFailed`` where the
+    task failed on a cluster or gave a result of another version (``_whole``)."""
+    return [(task, res if isinstance(res, TaskFailed) or _whole(res) else TaskFailed(_t("batch.task_foreign", lang)))
+            for task, res in zip(tasks, ex.map(audit_task, tasks))]
+
+
+def _whole(res) -> bool:
+    """A task's result as this version's ``audit_task`` gives it (a worker of an older version
+    gave one without ``judged_by``, which ended the batch in a traceback)."""
+    return isinstance(res, dict) and RESULT_KEYS <= res.keys()
 
 
 def _misnamed(present: dict[str, str], audited_at: dict[str, str], lang: str) -> dict[str, str]:
