@@ -344,6 +344,10 @@ def test_dask_local_cluster_gives_the_same_ledger(tmp_path):
     a = (tmp_path / "local" / "runs" / "0001" / "batch.json").read_text()
     b = (tmp_path / "dask" / "runs" / "0001" / "batch.json").read_text()
     assert a == b
+    # The run's audit report too, findings in their order, but for when it was written.
+    a, b = (json.loads((tmp_path / name / "runs" / "0001" / "audit-report.json").read_text()) for name in ("local", "dask"))
+    assert a["findings"] and a.pop("generated_at") and b.pop("generated_at")
+    assert a == b
 
 
 def _cli_batch(logs: Path, out: Path, env: dict | None = None) -> subprocess.Popen:
