@@ -1509,3 +1509,33 @@ def test_a_scheduler_lost_during_a_dask_run_fails_it_recording_nothing(tmp_path,
         cluster.close()
     assert str(caught.value) == t("batch.scheduler_lost", "en", address=cluster.scheduler_address)
     assert dump(tmp_path / "out" / "audit.db")["runs"] == []
+
+
+def test_ctrl_c_during_a_dask_run_says_one_line_and_exits_130(tmp_path, monkeypatch):
+    """The command at Ctrl-C on Dask: after its line, asyncio logged Dask's client's cancelled
+    waits as tracebacks («Task exception was never retrieved … distributed.client.AllExit»)."""
+    distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed")
+    import auditor.engine
+
+    _three_days(tmp_path)
+    audit_ = auditor.engine.audit
+
+    def slow(files, **kw):  # (the worker is this process's thread)
+        time.sleep(3)
+        return audit_(files, **kw)
+
+    monkeypatch.setattr(auditor.engine, "audit", slow)
+    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None,
+                                  protocol="tcp://") as cluster:
+        cmd = [sys.executable, "-m", "auditor", "batch", str(tmp_path / "logs"), "--out", str(tmp_path / "out"),
+               "--profile", str(PROFILES), "--lang", "en", "--scheduler", cluster.scheduler_address]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        first = proc.stderr.readline()
+        assert "tasks" in first, first  # planned: the audit's tasks are on the cluster
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert rest == f"auditor: {t('batch.interrupted', 'en')}\n", rest
+    assert dump(tmp_path / "out" / "audit.db")["runs"] == []

@@ -74,6 +74,13 @@ class DaskExecutor:
         for future in futures:  # (in task order)
             try:
                 out.append(self.client.gather(future))
+            except KeyboardInterrupt:
+                # Ctrl-C: the client's waits, cancelled, are logged by asyncio as tracebacks
+                # («Task exception was never retrieved … AllExit») after the batch's own line
+                import logging
+
+                logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+                raise
             except (Exception, CancelledError) as exc:  # (Dask's FutureCancelledError is a CancelledError)
                 if future.status != "error":  # cancelled: the client lost its scheduler
                     raise BatchError(t("batch.scheduler_lost", self.lang, address=self.address)) from None
