@@ -1324,6 +1324,25 @@ def test_a_replacement_the_first_look_reads_but_the_audit_refuses_leaves_its_suc
     assert (r.exit_code, r.new, r.resolved, r.repeated) == (0, 0, 0, 0) and open_findings(db) == held
 
 
+def test_a_corrected_export_arriving_with_the_next_day_is_audited_with_it(tmp_path):
+    """Day 1 replaced at its path by a corrected export that can be audited (its columns in
+    another order), the night day 2 arrives: day 1's old content is superseded, not kept as
+    one whose replacement cannot be audited, and day 2 is audited after the corrected day 1
+    (it was failed for its context, the corrected content taken for a failure)."""
+    logs = tmp_path / "logs"
+    days, _ = _deck_of_the_day_before_yesterday(logs)
+    later = days[2].read_bytes()
+    days[2].unlink()
+    db = tmp_path / "out" / "audit.db"
+    assert batch(tmp_path, logs).exit_code in (0, 1)
+    df = pd.read_csv(days[1], dtype=str, keep_default_na=False)
+    df[list(reversed(df.columns))].to_csv(days[1], index=False)
+    days[2].write_bytes(later)
+    r = batch(tmp_path, logs)
+    assert r.exit_code in (0, 1) and r.failed == []
+    assert open_findings(db) == full_audit(days)
+
+
 @pytest.mark.parametrize("damage", ["empty", "no encoding near its end"])
 def test_a_day_after_a_replacement_that_cannot_be_audited_waits_for_the_export(tmp_path, damage):
     """Day 2 arrives the night day 1 is replaced by an export that cannot be audited (empty:

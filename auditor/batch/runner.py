@@ -395,7 +395,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             # A content replaced by one that cannot be audited is kept as it was (see step 4),
             # though its bytes are gone: the files audited as if it were gone, or without its
             # rounds before theirs, are not what it makes of them (planned again).
-            fails = set(failed) | set(_failures(pieces, copies, sha_of, lang)[0])
+            fails = set(failed) | {p for p, error in _failures(pieces, copies, sha_of, lang)[0].items() if error}
             kept = {old: at for old, at in sorted(replaced.items())
                     if known[old]["game"] and all(p in fails for p in at)}
             blocked: dict[str, list[str]] = {}
@@ -441,6 +441,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             failed[path] = error
             file_rows.append({"sha256": sha_of[path], "path": path, "game": universe[sha_of[path]].game,
                               "records": 0, "status": "error", "error": error})
+        pieces = [(task, res) for task, res in pieces if not isinstance(res, TaskFailed)]  # (their files failed)
         failed_paths = set(failed)
         # (a path that failed keeps the content last audited there, which a content audited at
         # the path later supersedes; a copy of that content elsewhere under a suffix that does
