@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import __version__
-from .checks.base import (KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, group_any, round_index,
+from .checks.base import (DECK_CASELESS, DECK_FIELDS, KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, group_any, round_index,
                           unique_groups)
 from .arrowtext import as_large_string, buffers
 from .compiled import kernel
@@ -152,7 +153,10 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     for g in games:
         game_began = time.perf_counter()
         srcs = _in_time_order(sources.get(g, []))
-        run = _GameRun(g, profiles, lang, line_rounds={str(s.path) for s in srcs if s.kind == "jsonl"}, files=len(srcs))
+        by_name = {s.name: s.path for s in srcs}
+        run = _GameRun(g, profiles, lang, line_rounds={str(s.path) for s in srcs if s.kind == "jsonl"}, files=len(srcs),
+                       reread=lambda name, by_name=by_name: open_source(by_name[name], game, encoding=encoding,
+                                                                        delimiter=delimiter).batches())
         errors: dict[str, str] = {}
         chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress), run.prepare)
         try:
@@ -558,7 +562,8 @@ class _GameRun:
     audited twice) and each table's last round (rules that compare a round with the table's
     previous one, such as the alternation of decks)."""
 
-    def __init__(self, game: str, profiles, lang: str, line_rounds: set[str] = frozenset(), *, files: int):
+    def __init__(self, game: str, profiles, lang: str, line_rounds: set[str] = frozenset(), *, files: int,
+                 reread: Callable[[str], Iterable[pa.Table]] | None = None):
         self.game, self.lang = game, lang
         self.line_rounds = line_rounds  # files whose every record (a JSONL line) is a round by itself
         self.plugin = plugin(game)
@@ -588,6 +593,10 @@ class _GameRun:
         # small blocks left among the chunks' large ones in the heap.)
         consecutive = [r for r in self.plugin.spec.rule if r.code in self.plugin.over_consecutive_rounds]
         self.sequel = _Sequel(consecutive) if consecutive and files > 1 else None
+        # A later file's round may come between two rounds of chunks long audited: see _Ledger.
+        # (``reread``: a file's batches read again, for a finding made then on such a round.)
+        self.ledger = _Ledger(consecutive) if consecutive and files > 1 else None
+        self.reread = reread
 
     def add_next(self, chunks) -> bool:
         """Audit the next prepared chunk; False when there is none. The chunk is referenced
@@ -694,8 +703,19 @@ class _GameRun:
         previous = self.previous
         if len(filled):
             self.previous, previous = self.sequel.previous_for(filled, self.previous)
-        ctx = p.context(accepted, self.profiles, self._new_card_faults(card_faults), previous, gaps)
-        self._judge(ctx, p.spec.rule)
+        faults = self._new_card_faults(card_faults)
+        ctx = p.context(accepted, self.profiles, faults, previous, gaps)
+        if self.ledger is not None and len(self.ledger.latest):
+            # A round of an earlier time than its table's latest so far (a later file's): judged
+            # after the round just before it, whichever chunk gave that one.
+            t, at = self.ledger.entries(pd.concat([ctx.rounds[["table_id", "started_at"]],
+                                                   gaps[["table_id", "started_at"]]], ignore_index=True))
+            if self.ledger.inserts(t, at):
+                previous = self.ledger.before(ctx.rounds, gaps, previous)
+                ctx = p.context(accepted, self.profiles, faults, previous, gaps)
+        results = self._judge(ctx, p.spec.rule)
+        if self.ledger is not None:
+            self.ledger.keep(ctx, results)
         if self.sequel is not None:
             if len(filled):
                 self.sequel.fill(ctx, filled)
@@ -716,11 +736,11 @@ class _GameRun:
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
         self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
 
-    def _judge(self, ctx, rules) -> None:
+    def _judge(self, ctx, rules) -> dict[str, CheckResult]:
         """The ``rules`` judged over the context's rounds: each one's counts, note or error,
-        and findings."""
+        and findings. Returns each rule's result (but a rule's that raised)."""
         p = self.plugin
-        violated = []
+        violated, results = [], {}
         unknown: dict[str, tuple[np.ndarray, set[str]] | None] = {}  # see _where_known
         for rule in rules:
             try:
@@ -730,6 +750,7 @@ class _GameRun:
                 continue
             if rule.needs:
                 result = self._where_known(rule, result, ctx, unknown)
+            results[rule.code] = result
             if result.per_profile:
                 # The same profiles in every chunk: one verdict over all of them, at the end.
                 seen = self.per_profile.get(rule.code)
@@ -745,6 +766,78 @@ class _GameRun:
                 violated.append((rule, result))
         if violated:
             self.findings.append(_findings(violated, self.lang))
+        return results
+
+    def _settle(self) -> dict[str, dict]:
+        """The rules over consecutive rounds judged again where a later file gave a round
+        before its table's latest (``_Ledger.settle``): their counts corrected, and the
+        findings on rounds now found at fault made (``_found_again``). Returns what
+        ``_resettled`` changes in the findings."""
+        settled = self.ledger.settle()
+        rules = {r.code: r for r in self.ledger.rules}
+        for code, change in settled.items():
+            self.stats[code][0] += change["checked"]
+            self.stats[code][1] += change["violations"]
+            if len(change["new"]):
+                self._found_again(rules[code], change["new"])
+        return settled
+
+    def _found_again(self, rule, new: pd.DataFrame) -> None:
+        """The findings of ``rule`` on the rounds ``new`` (table codes, round ids, file codes of
+        ``_Ledger``), audited in earlier chunks and at fault once a later file gave the round
+        before them: their rows read again from their files, and judged after that round."""
+        p, ledger = self.plugin, self.ledger
+        names = np.array(list(ledger.tables), dtype=object)
+        files = {v: k for k, v in ledger.files.items()}
+        wanted = _key_at(pd.DataFrame({"table_id": names[new["t"].to_numpy()], "round_id": new["round_id"].to_numpy()}))
+        no_gaps = pd.DataFrame({c: pd.Series(dtype=object) for c in ("table_id", "round_id", "started_at")})
+        for code in np.unique(new["file"].to_numpy()).tolist():
+            pieces = []
+            for batch in self.reread(files[code]):  # (a few rows of each batch kept)
+                ids = [pc.utf8_trim_whitespace(_decoded(batch.column(c).combine_chunks())) for c in _ID_FIELDS]
+                keys = (_text_hashes(*buffers(as_large_string(ids[0]))) * np.uint64(1_000_003)
+                        ^ _text_hashes(*buffers(as_large_string(ids[1]))))
+                pieces.append(batch.filter(pa.array(np.isin(keys, wanted))))
+            table, _ = type_rows(concat_batches(pieces), self.game, p.letters)
+            if not len(table):
+                continue
+            _add_round_keys(table.df)
+            first, of_round = _first_rows(table.df)
+            table.df["_round"] = pd.Series(of_round, index=table.df.index, copy=False)
+            table = _select(table, _audit_order(table.df, first[of_round]))
+            rounds = frame_rows(table.df[["table_id", "round_id", "started_at"]], round_index(table.df)[1])
+            before = ledger.before(rounds, no_gaps, [], again=True)
+            faults = _card_faults(table.df, ([], [], []), np.zeros(len(table), bool))
+            ctx = p.context(table, self.profiles, faults, before, no_gaps)
+            result = p.checks[rule.code](ctx)
+            mine = np.isin(_key_at(ctx.rounds), wanted)[result.round_index]
+            if (result.violates & mine).any():
+                self.findings.append(_findings([(rule, replace(result, violates=result.violates & mine))], self.lang))
+
+    def _resettled(self, found: pd.DataFrame, settled: dict[str, dict]) -> pd.DataFrame:
+        """The findings without those of rounds no longer at fault, and with the reason of
+        those at fault for another (see ``_Ledger.settle``)."""
+        names = np.array(list(self.ledger.tables), dtype=object)
+        keys = _key_at(found)
+        titles = {r.code: r.title_in(self.lang) for r in self.ledger.rules}
+        said = list(DECK_FIELDS.values())
+        drop = np.zeros(len(found), bool)
+        for code, change in settled.items():
+            of_rule = (found["code"] == code).to_numpy()
+            gone_t, gone_r = change["gone"]
+            if len(gone_t):
+                drop |= of_rule & np.isin(keys, _key_at(pd.DataFrame({"table_id": names[gone_t], "round_id": gone_r})))
+            t, r, reason = change["reason"]
+            if len(t):
+                other = _key_at(pd.DataFrame({"table_id": names[t], "round_id": r}))
+                order = np.argsort(other)
+                hit, at = _among(other[order], keys)
+                hit &= of_rule
+                if hit.any():
+                    key = np.array(said, dtype=object)[reason[order[at[hit]]]]
+                    found.loc[hit, REASON_KEY] = key
+                    found.loc[hit, "message"] = [finding_message(titles[code], k, self.lang) for k in key.tolist()]
+        return found[~drop].reset_index(drop=True) if drop.any() else found
 
     def _where_known(self, rule, result: CheckResult, ctx, unknown: dict) -> CheckResult:
         """``result`` without the rounds whose file lacks a column the rule compares while the
@@ -868,8 +961,11 @@ class _GameRun:
                 known[known] = ~again.sequence.rejected[prev[known]]
                 if known.any():
                     rows, _ = again.hand_rows(np.flatnonzero(known))
-                    self._judge(p.context(_select(waiting, rows), self.profiles, faults.iloc[:0], before, gaps),
-                                self.sequel.rules)
+                    again = p.context(_select(waiting, rows), self.profiles, faults.iloc[:0], before, gaps)
+                    results = self._judge(again, self.sequel.rules)
+                    if self.ledger is not None:
+                        self.ledger.restate(again, results)
+        settled = self._settle() if self.ledger is not None else {}
         seen = np.zeros(0, np.uint64)
         for rej in record_rejects:
             lines = rej["_text"].to_numpy(np.uint64)
@@ -899,6 +995,8 @@ class _GameRun:
                       else "failed" if violations else "passed")
             rules.append(_outcome(rule, self.lang, status, checked, violations, note=error or note))
         found, self.findings = _finding_frame(self.findings), []  # the parts are freed at once
+        if settled:
+            found = self._resettled(found, settled)
         found = found.sort_values(
             ["table_id", "started_at", "round_id", "seat", "hand", "code"], kind="stable", na_position="first"
         ).reset_index(drop=True)
@@ -1037,6 +1135,275 @@ class _Sequel:
         frame["_rejected"] = seq.rejected[at]
         frame["_key"] = _key_at(frame)
         return _compacted(frame)
+
+
+class _Ledger:
+    """Every round of a game's tables' sequences in a few bytes (table, time, round id, file,
+    the fields the rules over consecutive rounds compare, and per rule whether it applies and
+    what it found), kept where the game has several files: a later file may give a round
+    between two rounds of chunks long audited (a file of the rounds an export missed), and in
+    one chunk the sequence of all files is each table's rounds in time order. (The carry
+    between chunks is each table's latest round only: such a round had no known round before
+    it, and the round after it in time had been judged, in its chunk, after the round before
+    it, across it.)
+
+    A chunk's round that comes at or before its table's latest round kept (``inserts``) is
+    judged with the round just before it among those kept (``before``). Once every file is
+    read, the rounds whose round before changed since they were judged are judged again
+    (``settle``): the rules' counts are corrected, a finding no longer so is withdrawn, one of
+    another reason says that one, and a finding on a round now at fault is made from its rows,
+    read again from its file (``_GameRun._found_again``). None of this is done where no round
+    comes before its table's latest (a folder of daily exports): only the bytes are kept.
+
+    The rules are those of ``checks.base.deck_alternation_result`` (``DECK_FIELDS``); one that
+    gives no ``applies_alone`` (or raised) is left as its chunks judged it."""
+
+    def __init__(self, rules: list):
+        self.rules = rules
+        self.tables: dict[str, int] = {}
+        self.files: dict[str, int] = {}
+        self.words: dict[str, dict[str, int]] = {name: {} for name in DECK_FIELDS}
+        self.parts: list[dict] = []  # per chunk, its audited rounds (see ``keep``)
+        self.gaps = pd.DataFrame({"t": pd.Series(dtype=np.int64), "at": pd.Series(dtype=np.int64),
+                                  "round_id": pd.Series(dtype=object), "_key": pd.Series(dtype=np.uint64)})
+        self.latest = np.zeros(0, np.int64)  # per table: the latest time kept
+        self.inserted = False  # a round came at or before its table's latest kept
+        self.unjudged: set[str] = set()
+
+    def entries(self, rounds: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """(table code, time in UTC nanoseconds) of each of ``rounds`` (table_id, started_at)."""
+        t = _codes(rounds["table_id"], self.tables)
+        if len(self.latest) < len(self.tables):
+            self.latest = np.r_[self.latest, np.full(len(self.tables) - len(self.latest), _NO_TIME)]
+        return t, _ns(rounds["started_at"])
+
+    def _late(self, t: np.ndarray, at: np.ndarray) -> np.ndarray:
+        return (self.latest[t] != _NO_TIME) & (at <= self.latest[t])
+
+    def inserts(self, t: np.ndarray, at: np.ndarray) -> bool:
+        """Whether an entry (table codes, times) comes at or before its table's latest kept."""
+        found = bool(self._late(t, at).any())
+        self.inserted |= found
+        return found
+
+    def before(self, rounds: pd.DataFrame, gaps: pd.DataFrame, previous: list[dict], again: bool = False) -> list[dict]:
+        """``previous`` with the record of the round kept just before each of the chunk's
+        ``rounds`` and ``gaps`` that comes at or before its table's latest kept round.
+        ``again``: the ``rounds`` are kept themselves (judged again), not rounds before them."""
+        cols = ["table_id", "round_id", "started_at"]
+        queries = pd.concat([rounds[cols], gaps[cols]], ignore_index=True)
+        t, at = self.entries(queries)
+        late = self._late(t, at)
+        filled = _key_at(rounds)  # (a gap whose copy the chunk audits is no round before another)
+        kept = self._kept(np.unique(t[late]), filled, filled if again else None)
+        if not len(kept):
+            return previous
+        q = np.flatnonzero(late)
+        n = len(kept)
+        times, tables = np.r_[kept["at"].to_numpy(), at[q]], np.r_[kept["t"].to_numpy(), t[q]]
+        is_query = np.r_[np.zeros(n, bool), np.ones(len(q), bool)]
+        order = np.lexsort((is_query, times, tables))
+        tied = (times[order][1:] == times[order][:-1]) & (tables[order][1:] == tables[order][:-1])
+        if tied.any():  # (in one chunk, a table's rounds of one time are in the order of their ids)
+            kept["round_id"] = self._round_ids(kept)
+            texts = np.r_[kept["round_id"].to_numpy(dtype=object),
+                          _plain_at(queries["round_id"], q).astype(str).to_numpy(dtype=object)]
+            order = np.lexsort((is_query, pd.factorize(texts, sort=True)[0], times, tables))
+        # of each query, the last kept entry before it, where it is of the query's table
+        last_kept = np.maximum.accumulate(np.where(~is_query[order], np.arange(len(order)), -1))
+        at_query = np.flatnonzero(is_query[order])
+        candidate = last_kept[at_query]
+        has = candidate >= 0
+        found, query = order[candidate[has]], order[at_query[has]]
+        picked = kept.iloc[np.unique(found[tables[found] == tables[query]])].reset_index(drop=True)
+        picked["round_id"] = self._round_ids(picked)
+        names = np.array(list(self.tables), dtype=object)
+        words = {name: np.array([*self.words[name], None], dtype=object) for name in DECK_FIELDS}
+        records = pd.DataFrame({
+            "table_id": names[picked["t"].to_numpy()], "round_id": picked["round_id"].to_numpy(dtype=object),
+            "started_at": pd.DatetimeIndex(picked["at"].to_numpy().view("M8[ns]")).tz_localize("UTC"),
+            **{name: words[name][picked[name].to_numpy()] for name in DECK_FIELDS},
+            "_rejected": picked["_rejected"].to_numpy(bool)}).to_dict("records")
+        held = {(r["table_id"], str(r["round_id"])) for r in previous}
+        return previous + [r for r in records if (r["table_id"], r["round_id"]) not in held]
+
+    def _kept(self, tables: np.ndarray, filled: np.ndarray, own: np.ndarray | None = None) -> pd.DataFrame:
+        """The entries kept of ``tables`` (codes): audited rounds (but those ``own``; ``pos``,
+        their place among all) and live gaps (but those ``filled``; ``pos`` -1, their
+        ``round_id``): t, at, the compared fields' codes, _rejected."""
+        pieces, start = [], 0
+        for part in self.parts:
+            idx = np.flatnonzero(np.isin(part["t"], tables))
+            if own is not None and len(idx):
+                idx = idx[~np.isin(self._keys(part, idx), own)]
+            if len(idx):
+                pieces.append(pd.DataFrame({"t": part["t"][idx].astype(np.int64), "at": part["at"][idx],
+                                            **{name: part[name][idx].astype(np.int64) for name in DECK_FIELDS},
+                                            "_rejected": False, "pos": start + idx, "round_id": None}))
+            start += len(part["t"])
+        gaps = self.gaps[self.gaps["t"].isin(tables).to_numpy() & ~np.isin(self.gaps["_key"].to_numpy(np.uint64), filled)]
+        if len(gaps):
+            pieces.append(gaps.drop(columns="_key").assign(**{name: -1 for name in DECK_FIELDS}, _rejected=True, pos=-1))
+        return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame()
+
+    def _round_ids(self, kept: pd.DataFrame) -> np.ndarray:
+        """The round id of each entry of a frame of ``_kept``."""
+        out = kept["round_id"].to_numpy(dtype=object).copy()
+        pos = kept["pos"].to_numpy()
+        audited = pos >= 0
+        out[audited] = self._texts(pos[audited])
+        return out
+
+    def keep(self, ctx, results: dict[str, CheckResult]) -> None:
+        """The chunk's audited rounds (``ctx.rounds``) and gaps kept, with what each rule found
+        of each round: -1 not checked, 0 passed, 1 + the index of its reason."""
+        rounds = ctx.rounds
+        t, at = self.entries(rounds)
+        part = {"t": _small(t, self.tables), "at": at, "round_id": _arrow_text(rounds["round_id"]),
+                "file": _small(_codes(rounds["_file"], self.files), self.files)}
+        for name in DECK_FIELDS:
+            part[name] = _small(_codes(rounds[name], self.words[name], lower=name in DECK_CASELESS), self.words[name])
+        for rule in self.rules:
+            result = results.get(rule.code)
+            if result is None or result.applies_alone is None:
+                self.unjudged.add(rule.code)
+                continue
+            part[rule.code] = _state(result)
+            part[rule.code + "/alone"] = np.asarray(result.applies_alone, bool)
+        if len(rounds):
+            self.parts.append(part)
+        live = ~np.isin(self.gaps["_key"].to_numpy(np.uint64), _key_at(rounds))
+        gaps = ctx.gaps
+        if len(gaps):
+            gt, gat = self.entries(gaps)
+            new = pd.DataFrame({"t": gt, "at": gat, "round_id": _plain_at(gaps["round_id"], np.arange(len(gaps))).astype(str),
+                                "_key": _key_at(gaps)})
+            self.gaps = pd.concat([self.gaps[live], new], ignore_index=True)
+            np.maximum.at(self.latest, gt, gat)
+        elif not live.all():
+            self.gaps = self.gaps[live].reset_index(drop=True)
+        np.maximum.at(self.latest, t, at)
+
+    def restate(self, ctx, results: dict[str, CheckResult]) -> None:
+        """What the rules found of rounds judged again (``_Sequel.waiting``), in their entries' stead."""
+        keys = _key_at(ctx.rounds)
+        order = np.argsort(keys)
+        for part in self.parts:
+            hit, at = _among(keys[order], self._keys(part))
+            if not hit.any():
+                continue
+            where = order[at[hit]]
+            for rule in self.rules:
+                result = results.get(rule.code)
+                if rule.code in part and result is not None:
+                    part[rule.code][hit] = _state(result)[where]
+
+    def _keys(self, part: dict, idx: np.ndarray | None = None) -> np.ndarray:
+        """The hashes of a part's rounds (at ``idx``), as ``_key_at`` gives them."""
+        idx = np.arange(len(part["t"])) if idx is None else idx
+        names = _text_hashes(*buffers(_large_text(pd.Index(list(self.tables), dtype=object))))
+        ids = as_large_string(part["round_id"].take(pa.array(idx)))
+        return names[part["t"][idx].astype(np.int64)] * np.uint64(1_000_003) ^ _text_hashes(*buffers(ids))
+
+    def settle(self) -> dict[str, dict]:
+        """Per rule: the change of its rounds checked and violations (``checked``,
+        ``violations``) once each round is judged after the round just before it among all
+        kept, and the rounds whose finding is to be withdrawn (``gone``: table codes, round
+        ids), said with another reason (``reason``: table codes, round ids, reason indices) or
+        made (``new``: a frame of t, round_id, file). Empty where no round came at or before
+        its table's latest."""
+        if not self.inserted or not self.parts:
+            return {}
+        n = sum(len(p["t"]) for p in self.parts)
+        t = np.concatenate([p["t"] for p in self.parts] + [self.gaps["t"].to_numpy(np.int64)]).astype(np.int64)
+        at = np.concatenate([p["at"] for p in self.parts] + [self.gaps["at"].to_numpy(np.int64)])
+        rejected = np.r_[np.zeros(n, bool), np.ones(len(self.gaps), bool)]
+        order = np.lexsort((at, t))
+        tied = (t[order][1:] == t[order][:-1]) & (at[order][1:] == at[order][:-1])
+        if tied.any():  # (in one chunk, a table's rounds of one time are in the order of their ids)
+            texts = np.r_[self._texts(np.arange(n)), self.gaps["round_id"].to_numpy(dtype=object)]
+            order = np.lexsort((pd.factorize(texts, sort=True)[0], at, t))
+        prev = np.full(len(t), -1, np.int64)
+        prev[order[1:]] = np.where(t[order][1:] == t[order][:-1], order[:-1], -1)
+        prev = prev[:n]
+        known = prev >= 0
+        known[known] = ~rejected[prev[known]]
+        fields = {name: np.r_[np.concatenate([p[name] for p in self.parts]).astype(np.int64),
+                              np.full(len(self.gaps), -1, np.int64)] for name in DECK_FIELDS}
+        equal = [fields[name][:n] == fields[name][np.maximum(prev, 0)] for name in DECK_FIELDS]
+        reason = np.argmax(np.stack(equal), axis=0)  # (the first reason that holds names it)
+        file = np.concatenate([p["file"] for p in self.parts])
+        out = {}
+        for rule in self.rules:
+            if rule.code in self.unjudged:
+                continue
+            was = np.concatenate([p[rule.code] for p in self.parts])
+            alone = np.concatenate([p[rule.code + "/alone"] for p in self.parts])
+            now = np.where(alone & known, np.where(np.logical_or.reduce(equal), 1 + reason, 0), -1)
+            changed = np.flatnonzero(now != was)
+            if not len(changed):
+                continue
+            w, v = was[changed], now[changed]
+            rid = self._texts(changed)
+            gone, other, new = (w >= 1) & (v < 1), (w >= 1) & (v >= 1), (w < 1) & (v >= 1)
+            out[rule.code] = {
+                "checked": int((v >= 0).sum() - (w >= 0).sum()), "violations": int((v >= 1).sum() - (w >= 1).sum()),
+                "gone": (t[changed][gone], rid[gone]), "reason": (t[changed][other], rid[other], v[other] - 1),
+                "new": pd.DataFrame({"t": t[changed][new], "round_id": rid[new], "file": file[changed][new]})}
+        return out
+
+    def _texts(self, rows: np.ndarray) -> np.ndarray:
+        """The round ids of the audited entries at ``rows`` (places among all parts'), as objects."""
+        bounds = np.cumsum([0] + [len(p["t"]) for p in self.parts])
+        part = np.searchsorted(bounds, rows, side="right") - 1
+        out = np.empty(len(rows), dtype=object)
+        for k in np.unique(part).tolist():
+            mine = part == k
+            out[mine] = self.parts[k]["round_id"].take(pa.array(rows[mine] - bounds[k])).to_numpy(zero_copy_only=False)
+        return out
+
+
+_NO_TIME = np.iinfo(np.int64).min
+
+
+def _codes(values: pd.Series, vocab: dict[str, int], lower: bool = False) -> np.ndarray:
+    """Each value's code in ``vocab`` (new texts added to it), -1 for a missing one: through
+    the categories, never row by row."""
+    values = values if isinstance(values.dtype, pd.CategoricalDtype) else values.astype("category")
+    texts = [str(c) for c in values.cat.categories.tolist()]
+    mapped = np.array([vocab.setdefault(c.lower() if lower else c, len(vocab)) for c in texts] + [-1], np.int64)
+    return mapped[values.cat.codes.to_numpy().astype(np.int64)]
+
+
+def _small(codes: np.ndarray, vocab: dict) -> np.ndarray:
+    """Codes in the smallest integers that hold every code of ``vocab`` (and -1)."""
+    return codes.astype(np.int16 if len(vocab) < 2**15 - 1 else np.int32)
+
+
+def _arrow_text(values: pd.Series) -> pa.Array:
+    """The values as Arrow text, 4-byte offsets (a categorical's taken from its categories)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        texts = _large_text(values.cat.categories).take(pa.array(codes, mask=codes < 0))
+    else:
+        texts = _large_text(values)
+    return texts.cast(pa.string())
+
+
+def _ns(values: pd.Series) -> np.ndarray:
+    """Times as UTC nanoseconds (a missing one the earliest, as ``checks.base.sequence`` reads it)."""
+    return pd.DatetimeIndex(pd.to_datetime(values, utc=True)).as_unit("ns").asi8
+
+
+def _decoded(values: pa.Array) -> pa.Array:
+    """A text column as plain text (a Parquet file's may be dictionary-encoded)."""
+    return values.dictionary_decode() if pa.types.is_dictionary(values.type) else values
+
+
+def _state(result: CheckResult) -> np.ndarray:
+    """Of each round of a result over rounds: -1 not checked, 0 passed, 1 + its reason's index."""
+    reason = result.reason if result.reason is not None else np.zeros(len(result.applies), np.int8)
+    return np.where(result.applies, np.where(result.violates, 1 + reason.astype(np.int8), 0), -1).astype(np.int8)
 
 
 def _compacted(frame: pd.DataFrame) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from ..compiled import kernel
 from ..money import LARGEST_CENTS, cents_text
 from ..rowwise import frame_rows, rows_text
 
-__all__ = ["CheckResult", "Check", "GameContext", "reasons", "deck_alternation_result", "most_copies",
+__all__ = ["CheckResult", "Check", "GameContext", "DECK_FIELDS", "DECK_CASELESS", "reasons", "deck_alternation_result", "most_copies",
            "positions_result", "card_faults_result", "pay_limit_result", "capped_rounds",
            "capped_pay_mismatch", "capped_pay_result", "prizes_paid", "pays_less_above", "round_index",
            "previous_rounds", "sequence", "Sequence", "money_mismatch", "first_index", "group_sum", "group_max",
@@ -51,6 +51,10 @@ class CheckResult:
     # céntimos × scale: the money impact where it is not observed − expected (see
     # ``pay_limit_result``); rows that are bounds still carry none.
     impact: np.ndarray | None = None
+    # A rule over consecutive rounds: where it applies to the round whatever the round before it
+    # (``applies`` less the rounds with no known round before them), so that the engine can
+    # judge a round again once a later file gives the round just before it (``engine._Ledger``).
+    applies_alone: np.ndarray | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "violates", self.violates & self.applies)
@@ -268,10 +272,15 @@ def deck_alternation_result(ctx, applies: np.ndarray) -> CheckResult:
     """Two decks alternate continuously (Let It Ride and Triple Shot, Art. 2 c.1-c.2): each
     round uses the other deck than the table's round before it (across files and chunks),
     with backs of the other colour (compared without regard to case)."""
-    known, same = previous_rounds(ctx, ["deck_id", "deck_color"], lower=("deck_color",))
-    violates, reason, keys = reasons((same["deck_id"], "reason.deck.not_alternated"),
-                                     (same["deck_color"], "reason.deck.same_colour"))
-    return ctx.rounds_result(applies & known, violates, reason=reason, reasons=keys)
+    known, same = previous_rounds(ctx, list(DECK_FIELDS), lower=DECK_CASELESS)
+    violates, reason, keys = reasons(*((same[name], key) for name, key in DECK_FIELDS.items()))
+    return ctx.rounds_result(applies & known, violates, reason=reason, reasons=keys, applies_alone=applies)
+
+
+# What the alternation of two decks compares with the round before (deck_color without regard to
+# case), and the reason each names where it is the same, in the order the reasons are told.
+DECK_FIELDS = {"deck_id": "reason.deck.not_alternated", "deck_color": "reason.deck.same_colour"}
+DECK_CASELESS = ("deck_color",)
 
 
 def money_mismatch(observed_cents: np.ndarray, expected_scaled: np.ndarray, scale: int) -> np.ndarray:
