@@ -789,9 +789,11 @@ class _GameRun:
         p, ledger = self.plugin, self.ledger
         names = np.array(list(ledger.tables), dtype=object)
         files = {v: k for k, v in ledger.files.items()}
-        wanted = _key_at(pd.DataFrame({"table_id": names[new["t"].to_numpy()], "round_id": new["round_id"].to_numpy()}))
         no_gaps = pd.DataFrame({c: pd.Series(dtype=object) for c in ("table_id", "round_id", "started_at")})
         for code in np.unique(new["file"].to_numpy()).tolist():
+            # (of the file's own rounds only: another file may hold a copy of one, rejected)
+            own = new[new["file"].to_numpy() == code]
+            wanted = _key_at(pd.DataFrame({"table_id": names[own["t"].to_numpy()], "round_id": own["round_id"].to_numpy()}))
             pieces = []
             for batch in self.reread(files[code]):  # (a few rows of each batch kept)
                 ids = [pc.utf8_trim_whitespace(_decoded(batch.column(c).combine_chunks())) for c in _ID_FIELDS]

@@ -986,9 +986,11 @@ def test_a_round_only_a_later_file_gives_is_judged_in_its_place_whatever_the_chu
 @pytest.mark.parametrize("game", ["let-it-ride", "triple-shot"])
 def test_rounds_later_files_insert_anywhere_audit_alike_whatever_the_chunks(tmp_path, game):
     """A log with planted faults whose rounds are given by four files: the first holds most of
-    them, each later one a random part of the rest (some in a row, some newest first), so that
-    rounds fall between the first file's rounds of chunks long audited: the report is the same
-    in chunks of any size."""
+    them, each later one a random part of the rest (some in a row, some newest first) and copies
+    of a few rounds of the others, so that rounds fall between the first file's rounds of chunks
+    long audited: the report is the same in chunks of any size. (A finding made once every file
+    is read, on a round of an earlier chunk, is made from its own file's rows, not from a copy
+    another file read again holds: the round's finding was given twice.)"""
     log, _ = run(game, rounds=240, seed=3, faults=0.1, out=tmp_path / "log.csv")
     frame = pd.read_csv(log, dtype=str, keep_default_na=False)
     rng = np.random.default_rng(3)
@@ -1004,7 +1006,7 @@ def test_rounds_later_files_insert_anywhere_audit_alike_whatever_the_chunks(tmp_
     frame[~key.isin(later)].to_csv(tmp_path / "a.csv", index=False)
     files = [tmp_path / "a.csv"]
     for i, part in enumerate(np.array_split(later, 3)):
-        rest = frame[key.isin(part)]
+        rest = frame[key.isin(part) | key.isin(rng.choice(rounds, size=8, replace=False))]
         if i == 1:
             rest = rest.iloc[::-1].sort_values(["table_id", "round_id"], kind="stable", ascending=False)
         rest.to_csv(tmp_path / f"c{i}.csv", index=False)
@@ -1012,5 +1014,42 @@ def test_rounds_later_files_insert_anywhere_audit_alike_whatever_the_chunks(tmp_
     reports = [audit(files, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50, 9)]
     code = "LIR-TWO-DECKS" if game == "let-it-ride" else "TS-TWO-DECKS"
     assert code in set(reports[0].findings["code"])
+    for report in reports[1:]:
+        assert _summary(report) == _summary(reports[0])
+
+
+@pytest.mark.parametrize(("game", "seed"), [("triple-shot", 2), ("let-it-ride", 7)])
+def test_rounds_spread_over_files_with_copies_and_faults_audit_alike_whatever_the_chunks(tmp_path, game, seed):
+    """A log with planted faults and decks repeated at each table, its rounds spread at random
+    over two to four files, each with copies of a few rounds of the others, some with rounds
+    rejected for their amount, some newest first: the report is the same in chunks of any size.
+    (A finding made at the end on a round of an earlier chunk was also made from another file's
+    copy of it, read again for a round of its own: one finding given twice.)"""
+    log, _ = run(game, rounds=200, seed=seed, faults=0.05, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    rng = np.random.default_rng(seed)
+    key = frame["table_id"] + "|" + frame["round_id"]
+    rounds = pd.unique(key)
+    for table_id in pd.unique(frame["table_id"]):
+        ids = pd.unique(key[frame["table_id"] == table_id])
+        for k in rng.choice(np.arange(1, len(ids)), size=min(6, len(ids) - 1), replace=False):
+            cols = [["deck_id"], ["deck_color"], ["deck_id", "deck_color"]][rng.integers(3)]
+            frame.loc[key == ids[k], cols] = frame.loc[frame.index[key == ids[k - 1]][0], cols].to_numpy()
+    files = rng.integers(2, 5)
+    of = rng.integers(0, files, size=len(rounds))
+    of[0] = 0
+    net = next(c for c in frame.columns if c.startswith("net"))
+    for i in range(files):
+        part = pd.concat([frame[key.isin(rounds[of == i])],
+                          frame[key.isin(rng.choice(rounds, size=5, replace=False))]]).drop_duplicates().copy()
+        if rng.random() < 0.6:
+            of_part = part["table_id"] + "|" + part["round_id"]
+            for k in rng.choice(pd.unique(of_part), size=min(4, of_part.nunique()), replace=False):
+                part.loc[part.index[of_part == k][0], net] = "S/ 1.00"
+        (part.iloc[::-1] if rng.random() < 0.3 else part).to_csv(tmp_path / f"f{i}.csv", index=False)
+    paths = [tmp_path / f"f{i}.csv" for i in range(files)]
+    reports = [audit(paths, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50, 9)]
+    code = "LIR-TWO-DECKS" if game == "let-it-ride" else "TS-TWO-DECKS"
+    assert (reports[0].findings["code"] == code).sum() > 20
     for report in reports[1:]:
         assert _summary(report) == _summary(reports[0])
