@@ -1274,7 +1274,8 @@ class _Ledger:
             part[rule.code + "/alone"] = np.asarray(result.applies_alone, bool)
         if len(rounds):
             self.parts.append(part)
-        live = ~np.isin(self.gaps["_key"].to_numpy(np.uint64), _key_at(rounds))
+        live = (~np.isin(self.gaps["_key"].to_numpy(np.uint64), _key_at(rounds)) if len(self.gaps)
+                else np.ones(0, bool))
         gaps = ctx.gaps
         if len(gaps):
             gt, gat = self.entries(gaps)
