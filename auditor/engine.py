@@ -795,11 +795,19 @@ class _GameRun:
             own = new[new["file"].to_numpy() == code]
             wanted = _key_at(pd.DataFrame({"table_id": names[own["t"].to_numpy()], "round_id": own["round_id"].to_numpy()}))
             pieces = []
-            for batch in self.reread(files[code]):  # (a few rows of each batch kept)
-                ids = [pc.utf8_trim_whitespace(_decoded(batch.column(c).combine_chunks())) for c in _ID_FIELDS]
-                keys = (_text_hashes(*buffers(as_large_string(ids[0]))) * np.uint64(1_000_003)
-                        ^ _text_hashes(*buffers(as_large_string(ids[1]))))
-                pieces.append(batch.filter(pa.array(np.isin(keys, wanted))))
+            try:
+                for batch in self.reread(files[code]):  # (a few rows of each batch kept)
+                    ids = [pc.utf8_trim_whitespace(_decoded(batch.column(c).combine_chunks())) for c in _ID_FIELDS]
+                    keys = (_text_hashes(*buffers(as_large_string(ids[0]))) * np.uint64(1_000_003)
+                            ^ _text_hashes(*buffers(as_large_string(ids[1]))))
+                    pieces.append(batch.filter(pa.array(np.isin(keys, wanted))))
+            except (InputError, OSError) as exc:
+                # (a file gone or changed since it was read: its findings cannot be made, and the
+                # rule is not reported as passed where it may have failed)
+                why = exc.text(self.lang) if isinstance(exc, InputError) else os_error(exc, self.lang)
+                self.stats[rule.code][3] = t("note.reread_failed", self.lang, rounds=len(own),
+                                             file=files[code], error=why)
+                continue
             table, _ = type_rows(concat_batches(pieces), self.game, p.letters)
             if not len(table):
                 continue

@@ -960,14 +960,27 @@ def test_a_round_only_a_later_file_gives_is_judged_in_its_place_whatever_the_chu
     chunks later, had no known round before it (the carry is the table's latest, 22): one
     round checked fewer. Also with 21 of 20's deck in file b: the finding is then on 21 and 22,
     each compared with the round just before it; and with the inserted round a gap (an amount
-    that does not parse), so that 22 is compared with nothing."""
+    that does not parse), so that 22 is compared with nothing. And with 22 of 21's deck in file
+    a (no finding on 22 in its chunk): the finding on 22, after 21, is made at the end from file
+    a's rows read again."""
     log, _ = run(game, rounds=300, seed=6, faults=0.0, out=tmp_path / "clean.csv")
     frame = pd.read_csv(log, dtype=str, keep_default_na=False)
     ids, rows = _table_rounds(frame)
     code = "LIR-TWO-DECKS" if game == "let-it-ride" else "TS-TWO-DECKS"
-    frame.drop(rows[ids[21]]).to_csv(tmp_path / "a.csv", index=False)
     b = frame.loc[rows[ids[21]]].copy()
     net = next(c for c in b.columns if c.startswith("net"))
+    deck = ["deck_id", "deck_color"]
+    later_deck = frame.copy()
+    later_deck.loc[rows[ids[22]], deck] = frame.loc[rows[ids[21]][0], deck].to_numpy()
+    later_deck.drop(rows[ids[21]]).to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    reports = [audit([tmp_path / "a.csv", tmp_path / "b.csv"], profiles=PROFILES, chunk_rows=n)
+               for n in (10**9, 700, 50, 9)]
+    found = set(map(tuple, reports[0].findings[["round_id", "code"]].to_numpy()))
+    assert found == {(ids[22], code), (ids[23], code)}, found
+    for report in reports[1:]:
+        assert _summary(report) == _summary(reports[0]), "later deck"
+    frame.drop(rows[ids[21]]).to_csv(tmp_path / "a.csv", index=False)
     cases = {"other deck": (b, set()),
              "the same deck": (b.assign(deck_id=frame.at[rows[ids[20]][0], "deck_id"],
                                         deck_color=frame.at[rows[ids[20]][0], "deck_color"]),
@@ -1053,3 +1066,30 @@ def test_rounds_spread_over_files_with_copies_and_faults_audit_alike_whatever_th
     assert (reports[0].findings["code"] == code).sum() > 20
     for report in reports[1:]:
         assert _summary(report) == _summary(reports[0])
+
+
+def test_a_file_that_cannot_be_read_again_leaves_the_rule_in_error_not_passed(tmp_path, monkeypatch):
+    """A finding that only the end can make (a later file's round stands before a round of an
+    earlier chunk, now at fault) is made from its file read again; a file gone by then leaves
+    the rule in error, saying why, not passed with a finding missing, and no traceback."""
+    import auditor.engine as engine
+    log, _ = run("triple-shot", rounds=300, seed=6, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    ids, rows = _table_rounds(frame)
+    deck = ["deck_id", "deck_color"]
+    frame.loc[rows[ids[21]]].to_csv(tmp_path / "b.csv", index=False)
+    frame.loc[rows[ids[22]], deck] = frame.loc[rows[ids[21]][0], deck].to_numpy()
+    frame.drop(rows[ids[21]]).to_csv(tmp_path / "a.csv", index=False)
+    opened = []
+
+    def once(path, *args, **kwargs):
+        if path.name == "a.csv" and opened.count(path.name):
+            raise OSError(2, "No such file or directory")
+        opened.append(path.name)
+        return open_source(path, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "open_source", once)
+    result = audit([tmp_path / "a.csv", tmp_path / "b.csv"], profiles=PROFILES, chunk_rows=50, lang="en")
+    rule = next(r for r in result.rules if r.code == "TS-TWO-DECKS")
+    assert rule.status == "error"
+    assert "could no longer be read again" in rule.note and "a.csv" in rule.note
