@@ -155,8 +155,8 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         srcs = _in_time_order(sources.get(g, []))
         by_name = {s.name: s.path for s in srcs}
         run = _GameRun(g, profiles, lang, line_rounds={str(s.path) for s in srcs if s.kind == "jsonl"}, files=len(srcs),
-                       reread=lambda name, by_name=by_name: open_source(by_name[name], game, encoding=encoding,
-                                                                        delimiter=delimiter).batches())
+                       reread=lambda name, by_name=by_name, g=g: open_source(by_name[name], g, encoding=encoding,
+                                                                             delimiter=delimiter).batches())
         errors: dict[str, str] = {}
         chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress), run.prepare)
         try:
