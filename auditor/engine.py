@@ -808,8 +808,9 @@ class _GameRun:
                 self.stats[rule.code][3] = t("note.reread_failed", self.lang, rounds=len(own),
                                              file=files[code], error=why)
                 continue
-            table, _ = type_rows(concat_batches(pieces), self.game, p.letters)
-            if not len(table):
+            table, rejects = type_rows(concat_batches(pieces), self.game, p.letters) if pieces else (None, None)
+            if table is None or not len(table) or len(rejects):
+                self._changed(rule, len(own), files[code])
                 continue
             _add_round_keys(table.df)
             first, of_round = _first_rows(table.df)
@@ -823,6 +824,17 @@ class _GameRun:
             mine = np.isin(_key_at(ctx.rounds), wanted)[result.round_index]
             if (result.violates & mine).any():
                 self.findings.append(_findings([(rule, replace(result, violates=result.violates & mine))], self.lang))
+            at_fault = result.violates & mine
+            made = len(np.unique(result.round_index[at_fault])) if result.round_index is not None else int(at_fault.sum())
+            if made < len(own):
+                self._changed(rule, len(own), files[code])
+
+    def _changed(self, rule, rounds: int, file: str) -> None:
+        """The rule left in error: a file read again at the end for ``rounds`` findings no longer
+        gives them as it gave them when audited (emptied, cut or rewritten since): counted, their
+        findings cannot all be made, and the rule is not reported as passed."""
+        self.stats[rule.code][3] = t("note.reread_failed", self.lang, rounds=rounds, file=file,
+                                     error=t("note.reread_changed", self.lang))
 
     def _resettled(self, found: pd.DataFrame, settled: dict[str, dict]) -> pd.DataFrame:
         """The findings without those of rounds no longer at fault, and with the reason of

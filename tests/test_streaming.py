@@ -1068,6 +1068,39 @@ def test_rounds_spread_over_files_with_copies_and_faults_audit_alike_whatever_th
         assert _summary(report) == _summary(reports[0])
 
 
+@pytest.mark.parametrize("since", ["header only", "round 22 gone"])
+def test_a_file_changed_before_it_is_read_again_leaves_the_rule_in_error_not_passed(tmp_path, monkeypatch, since):
+    """As a file gone: a file read again at the end that no longer gives the round it gave (cut
+    to its header by an exporter, or rewritten without the round) leaves the rule in error,
+    saying so, not passed with a finding missing (nor a traceback for no rows at all)."""
+    import auditor.engine as engine
+    log, _ = run("triple-shot", rounds=300, seed=6, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    ids, rows = _table_rounds(frame)
+    deck = ["deck_id", "deck_color"]
+    frame.loc[rows[ids[21]]].to_csv(tmp_path / "b.csv", index=False)
+    frame.loc[rows[ids[22]], deck] = frame.loc[rows[ids[21]][0], deck].to_numpy()
+    a = frame.drop(rows[ids[21]])
+    a.to_csv(tmp_path / "a.csv", index=False)
+    changed = a.iloc[:0] if since == "header only" else a.drop(rows[ids[22]])
+    changed.to_csv(tmp_path / "changed.csv", index=False)
+    opened = []
+
+    def later_changed(path, *args, **kwargs):
+        if path.name == "a.csv" and opened.count(path.name):
+            source = open_source(tmp_path / "changed.csv", *args, **kwargs)
+            source.name = path.name
+            return source
+        opened.append(path.name)
+        return open_source(path, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "open_source", later_changed)
+    result = audit([tmp_path / "a.csv", tmp_path / "b.csv"], profiles=PROFILES, chunk_rows=50, lang="en")
+    rule = next(r for r in result.rules if r.code == "TS-TWO-DECKS")
+    assert rule.status == "error"
+    assert "changed since it was read" in rule.note and "a.csv" in rule.note
+
+
 def test_a_file_that_cannot_be_read_again_leaves_the_rule_in_error_not_passed(tmp_path, monkeypatch):
     """A finding that only the end can make (a later file's round stands before a round of an
     earlier chunk, now at fault) is made from its file read again; a file gone by then leaves
