@@ -320,8 +320,8 @@ def _give(pending: list[pa.Table], rows: int, more: bool = True):
     """Yields the first batches of ``pending`` that hold at least ``rows`` rows, as one
     chunk (they leave ``pending``), and the batch after them while it goes on with their
     last round (a round cut in files: see ``_cut_rounds``); returns how many rows they
-    held. Where that takes the last batch pending and batches are still to be read
-    (``more``), nothing is given (0): the batch read next may go on with the round too (a
+    held. Where the last batch pending is taken and goes on with that round, and batches are
+    still to be read (``more``), nothing is given (0): the batch read next may go on with the round too (a
     file made of a part of one round alone, the next file going on with it), and the chunk
     waits for it. (A file's batches end where a round ends, and its last is its last round
     alone, ``Source.batches``: so a chunk waits only through files made of a part of one
@@ -330,7 +330,7 @@ def _give(pending: list[pa.Table], rows: int, more: bool = True):
     while held < rows or (0 < k < len(pending) and _goes_on(pending[k - 1], pending[k])):
         held += pending[k].num_rows
         k += 1
-    if more and k == len(pending):
+    if more and k == len(pending) and k > 1 and _goes_on(pending[k - 2], pending[k - 1]):
         return 0
     rest = pending[k:]
     del pending[k:]

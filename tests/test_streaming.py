@@ -1126,3 +1126,26 @@ def test_a_file_that_cannot_be_read_again_leaves_the_rule_in_error_not_passed(tm
     rule = next(r for r in result.rules if r.code == "TS-TWO-DECKS")
     assert rule.status == "error"
     assert "could no longer be read again" in rule.note and "a.csv" in rule.note
+
+
+def test_a_chunk_waits_for_the_next_batch_only_where_its_last_batch_goes_on_with_a_round():
+    """``_give`` holds a chunk back (gives nothing) only where the last batch pending is taken for
+    going on with the round before it, another file's: not where batches are large against the
+    chunk's rows (one more batch held through the whole read, for nothing)."""
+    import pyarrow as pa
+
+    from auditor.engine import _give
+
+    def batch(file, *rounds):
+        return pa.table({"_file": [file] * len(rounds), "table_id": ["T1"] * len(rounds), "round_id": list(rounds)})
+
+    def given(pending, rows):
+        out = list(_give(pending, rows))
+        return [t.num_rows for t in out], len(pending)
+
+    assert given([batch("a", "1", "2")], 1) == ([2], 0)  # a batch larger than the chunk's rows
+    assert given([batch("a", "1", "2"), batch("a", "3", "4")], 1) == ([2], 1)  # one file
+    assert given([batch("a", "1", "2"), batch("b", "3")], 1) == ([2], 1)  # another round
+    assert given([batch("a", "1", "2"), batch("b", "2")], 1) == ([], 2)  # goes on: waits
+    # (a file's last batch is its last round alone: c goes on with round 2, then ends with 3)
+    assert given([batch("a", "1", "2"), batch("b", "2"), batch("c", "2"), batch("c", "3")], 1) == ([4], 1)
