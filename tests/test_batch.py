@@ -1461,6 +1461,34 @@ def test_a_dask_result_of_another_version_fails_its_files(tmp_path, monkeypatch,
     assert out.failed == [(str(d.resolve()), t("batch.task_foreign", "en")) for d in days]
 
 
+def test_a_first_look_that_fails_on_a_dask_worker_fails_its_file(tmp_path, monkeypatch, dask_cluster):
+    """A new day's first look (its tables and times) that failed on the cluster left the file to
+    be audited by itself, without the day before it, recorded as audited and without its spans
+    (so never the context of the day after). It fails (exit 3), and the next run audits it."""
+    from auditor.batch import spans
+
+    days = _three_days(tmp_path)
+    later = days[2].read_bytes()
+    days[2].unlink()
+    assert batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address).exit_code in (0, 1)
+    days[2].write_bytes(later)
+    scan_ = spans.scan
+
+    def broken(item):
+        if Path(item[0]).name == days[2].name and Path(item[0]).parent == days[2].parent:
+            raise RuntimeError("worker broken")
+        return scan_(item)
+
+    monkeypatch.setattr(spans, "scan", broken)
+    out = batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address, lang="en")
+    assert out.exit_code == 3 and out.audited == []
+    assert [p for p, _ in out.failed] == [str(days[2].resolve())]
+    monkeypatch.setattr(spans, "scan", scan_)
+    out = batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address)
+    assert out.exit_code in (0, 1) and out.failed == [] and len(out.audited) == 1
+    assert open_findings(tmp_path / "out" / "audit.db") == full_audit(days)
+
+
 def test_a_dask_worker_of_another_version_is_said_and_its_contents_judged_again(tmp_path, monkeypatch,
                                                                                 dask_cluster):
     from auditor.batch import runner

@@ -353,9 +353,12 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
 
         with _executor(opts, lang) as ex:
             # 2. A first look at the new contents: game and per-table spans.
-            # (a first look that failed on the cluster leaves the file to be audited by itself)
-            scans = {sc.sha256 or sc.path: sc for sc in ex.map(scan, [(first_path[s], s) for s in fresh_shas])
-                     if not isinstance(sc, TaskFailed)}
+            scans = {}
+            for sha, sc in zip(fresh_shas, ex.map(scan, [(first_path[s], s) for s in fresh_shas])):
+                if isinstance(sc, TaskFailed):  # (on a cluster: the file fails, tried again next run)
+                    failed[path_text(first_path[sha])] = sc.reason
+                else:
+                    scans[sc.sha256 or sc.path] = sc
             universe: dict[str, _Entry] = {}
             for sha in live_ok & present_shas:
                 if known[sha]["game"]:
@@ -370,6 +373,8 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             fresh: set[str] = set(again)
             for sha in fresh_shas:
                 sc = scans.get(sha)
+                if path_text(first_path[sha]) in failed:
+                    continue
                 if sc is None or sc.game is None:
                     singles.append(first_path[sha])   # the audit tells why (or audits it)
                     continue
