@@ -1068,11 +1068,10 @@ def test_rounds_spread_over_files_with_copies_and_faults_audit_alike_whatever_th
         assert _summary(report) == _summary(reports[0])
 
 
-@pytest.mark.parametrize("since", ["header only", "round 22 gone"])
-def test_a_file_changed_before_it_is_read_again_leaves_the_rule_in_error_not_passed(tmp_path, monkeypatch, since):
-    """As a file gone: a file read again at the end that no longer gives the round it gave (cut
-    to its header by an exporter, or rewritten without the round) leaves the rule in error,
-    saying so, not passed with a finding missing (nor a traceback for no rows at all)."""
+def _two_decks_when_read_again(tmp_path, monkeypatch, again):
+    """TS-TWO-DECKS's outcome over ``a.csv`` without a table's round 21 and ``b.csv`` with it alone,
+    round 22 given 21's deck: a finding that only the end can make, from ``a.csv`` read again,
+    whose second opening is ``again(path, a.csv's frame without round 22, *args, **kwargs)``."""
     import auditor.engine as engine
     log, _ = run("triple-shot", rounds=300, seed=6, faults=0.0, out=tmp_path / "clean.csv")
     frame = pd.read_csv(log, dtype=str, keep_default_na=False)
@@ -1082,21 +1081,31 @@ def test_a_file_changed_before_it_is_read_again_leaves_the_rule_in_error_not_pas
     frame.loc[rows[ids[22]], deck] = frame.loc[rows[ids[21]][0], deck].to_numpy()
     a = frame.drop(rows[ids[21]])
     a.to_csv(tmp_path / "a.csv", index=False)
-    changed = a.iloc[:0] if since == "header only" else a.drop(rows[ids[22]])
-    changed.to_csv(tmp_path / "changed.csv", index=False)
     opened = []
 
-    def later_changed(path, *args, **kwargs):
+    def opening(path, *args, **kwargs):
         if path.name == "a.csv" and opened.count(path.name):
-            source = open_source(tmp_path / "changed.csv", *args, **kwargs)
-            source.name = path.name
-            return source
+            return again(path, a.drop(rows[ids[22]]), *args, **kwargs)
         opened.append(path.name)
         return open_source(path, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "open_source", later_changed)
+    monkeypatch.setattr(engine, "open_source", opening)
     result = audit([tmp_path / "a.csv", tmp_path / "b.csv"], profiles=PROFILES, chunk_rows=50, lang="en")
-    rule = next(r for r in result.rules if r.code == "TS-TWO-DECKS")
+    return next(r for r in result.rules if r.code == "TS-TWO-DECKS")
+
+
+@pytest.mark.parametrize("since", ["header only", "round 22 gone"])
+def test_a_file_changed_before_it_is_read_again_leaves_the_rule_in_error_not_passed(tmp_path, monkeypatch, since):
+    """As a file gone: a file read again at the end that no longer gives the round it gave (cut
+    to its header by an exporter, or rewritten without the round) leaves the rule in error,
+    saying so, not passed with a finding missing (nor a traceback for no rows at all)."""
+    def changed(path, without_22, *args, **kwargs):
+        (without_22.iloc[:0] if since == "header only" else without_22).to_csv(tmp_path / "changed.csv", index=False)
+        source = open_source(tmp_path / "changed.csv", *args, **kwargs)
+        source.name = path.name
+        return source
+
+    rule = _two_decks_when_read_again(tmp_path, monkeypatch, changed)
     assert rule.status == "error"
     assert "changed since it was read" in rule.note and "a.csv" in rule.note
 
@@ -1105,25 +1114,10 @@ def test_a_file_that_cannot_be_read_again_leaves_the_rule_in_error_not_passed(tm
     """A finding that only the end can make (a later file's round stands before a round of an
     earlier chunk, now at fault) is made from its file read again; a file gone by then leaves
     the rule in error, saying why, not passed with a finding missing, and no traceback."""
-    import auditor.engine as engine
-    log, _ = run("triple-shot", rounds=300, seed=6, faults=0.0, out=tmp_path / "clean.csv")
-    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
-    ids, rows = _table_rounds(frame)
-    deck = ["deck_id", "deck_color"]
-    frame.loc[rows[ids[21]]].to_csv(tmp_path / "b.csv", index=False)
-    frame.loc[rows[ids[22]], deck] = frame.loc[rows[ids[21]][0], deck].to_numpy()
-    frame.drop(rows[ids[21]]).to_csv(tmp_path / "a.csv", index=False)
-    opened = []
+    def gone(*_args, **_kwargs):
+        raise OSError(2, "No such file or directory")
 
-    def once(path, *args, **kwargs):
-        if path.name == "a.csv" and opened.count(path.name):
-            raise OSError(2, "No such file or directory")
-        opened.append(path.name)
-        return open_source(path, *args, **kwargs)
-
-    monkeypatch.setattr(engine, "open_source", once)
-    result = audit([tmp_path / "a.csv", tmp_path / "b.csv"], profiles=PROFILES, chunk_rows=50, lang="en")
-    rule = next(r for r in result.rules if r.code == "TS-TWO-DECKS")
+    rule = _two_decks_when_read_again(tmp_path, monkeypatch, gone)
     assert rule.status == "error"
     assert "could no longer be read again" in rule.note and "a.csv" in rule.note
 
