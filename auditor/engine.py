@@ -321,9 +321,9 @@ def _give(pending: list[pa.Table], rows: int, more: bool = True):
     chunk (they leave ``pending``), and the batch after them while it goes on with their
     last round (a round cut in files: see ``_cut_rounds``); returns how many rows they
     held. Where the last batch pending is taken and goes on with that round, and batches are
-    still to be read (``more``), nothing is given (0): the batch read next may go on with the round too (a
-    file made of a part of one round alone, the next file going on with it), and the chunk
-    waits for it. (A file's batches end where a round ends, and its last is its last round
+    still to be read (``more``), nothing is given (0): the batch read next may go on with the
+    round too (a file made of a part of one round alone, the next file going on with it), and
+    the chunk waits for it. (A file's batches end where a round ends, and its last is its last round
     alone, ``Source.batches``: so a chunk waits only through files made of a part of one
     round, and a batch more.)"""
     k, held = 0, 0
