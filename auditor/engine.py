@@ -798,8 +798,7 @@ class _GameRun:
             try:
                 for batch in self.reread(files[code]):  # (a few rows of each batch kept)
                     ids = [pc.utf8_trim_whitespace(_decoded(batch.column(c).combine_chunks())) for c in _ID_FIELDS]
-                    keys = (_text_hashes(*buffers(as_large_string(ids[0]))) * np.uint64(1_000_003)
-                            ^ _text_hashes(*buffers(as_large_string(ids[1]))))
+                    keys = _mixed(*(_text_hashes(*buffers(as_large_string(i))) for i in ids))
                     pieces.append(batch.filter(pa.array(np.isin(keys, wanted))))
             except (InputError, OSError) as exc:
                 # (a file gone or changed since it was read: its findings cannot be made, and the
@@ -818,13 +817,12 @@ class _GameRun:
             table = _select(table, _audit_order(table.df, first[of_round]))
             rounds = frame_rows(table.df[["table_id", "round_id", "started_at"]], round_index(table.df)[1])
             before = ledger.before(rounds, no_gaps, [], again=True)
-            faults = _card_faults(table.df, ([], [], []), np.zeros(len(table), bool))
+            faults = _no_card_faults()
             ctx = p.context(table, self.profiles, faults, before, no_gaps)
             result = p.checks[rule.code](ctx)
-            mine = np.isin(_key_at(ctx.rounds), wanted)[result.round_index]
-            if (result.violates & mine).any():
-                self.findings.append(_findings([(rule, replace(result, violates=result.violates & mine))], self.lang))
-            at_fault = result.violates & mine
+            at_fault = result.violates & np.isin(_key_at(ctx.rounds), wanted)[result.round_index]
+            if at_fault.any():
+                self.findings.append(_findings([(rule, replace(result, violates=at_fault))], self.lang))
             made = len(np.unique(result.round_index[at_fault])) if result.round_index is not None else int(at_fault.sum())
             if made < len(own):
                 self._changed(rule, len(own), files[code])
@@ -976,14 +974,14 @@ class _GameRun:
             # consecutive rounds alone (see _Sequel).
             p, gaps = self.plugin, pd.DataFrame(columns=list(_ID_FIELDS))
             for waiting, before in self.sequel.waiting():
-                faults = _card_faults(waiting.df, ([], [], []), np.zeros(len(waiting), bool))
+                faults = _no_card_faults()
                 again = p.context(waiting, self.profiles, faults, before, gaps)
                 prev = again.sequence.before[again.sequence.kind == 1]
                 known = prev >= 0
                 known[known] = ~again.sequence.rejected[prev[known]]
                 if known.any():
                     rows, _ = again.hand_rows(np.flatnonzero(known))
-                    again = p.context(_select(waiting, rows), self.profiles, faults.iloc[:0], before, gaps)
+                    again = p.context(_select(waiting, rows), self.profiles, faults, before, gaps)
                     results = self._judge(again, self.sequel.rules)
                     if self.ledger is not None:
                         self.ledger.restate(again, results)
@@ -1326,7 +1324,7 @@ class _Ledger:
         idx = np.arange(len(part["t"])) if idx is None else idx
         names = _text_hashes(*buffers(_large_text(pd.Index(list(self.tables), dtype=object))))
         ids = as_large_string(part["round_id"].take(pa.array(idx)))
-        return names[part["t"][idx].astype(np.int64)] * np.uint64(1_000_003) ^ _text_hashes(*buffers(ids))
+        return _mixed(names[part["t"][idx].astype(np.int64)], _text_hashes(*buffers(ids)))
 
     def settle(self) -> dict[str, dict]:
         """Per rule: the change of its rounds checked and violations (``checked``,
@@ -1444,7 +1442,12 @@ def _key_at(frame: pd.DataFrame, rows: np.ndarray | None = None) -> np.ndarray:
     rows = np.arange(len(frame)) if rows is None else rows
     if not len(rows):
         return np.zeros(0, np.uint64)
-    return _hashed(frame["table_id"], rows) * np.uint64(1_000_003) ^ _hashed(frame["round_id"], rows)
+    return _mixed(_hashed(frame["table_id"], rows), _hashed(frame["round_id"], rows))
+
+
+def _mixed(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """One 64-bit hash of two (a table's and a round id's, a round's and its file's)."""
+    return first * np.uint64(1_000_003) ^ second
 
 
 def _one_per_record(rejects: pd.DataFrame) -> pd.DataFrame:
@@ -1885,7 +1888,7 @@ def _per_file(keys: np.ndarray, of_row: np.ndarray, df: pd.DataFrame, rows: np.n
     """The round of each row (of the ``rows``, a mask, or all), with its file: its round's hash
     (``keys[of_row]``, see ``_round_hashes``) combined with a hash of its file's name."""
     idx = np.arange(len(df)) if rows is None else np.flatnonzero(rows)
-    return keys[of_row[idx]] * np.uint64(1_000_003) ^ _hashed(df["_file"], idx)
+    return _mixed(keys[of_row[idx]], _hashed(df["_file"], idx))
 
 
 def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = ()) -> pd.DataFrame:
@@ -1962,15 +1965,22 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
 def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataFrame:
     """One row per round that holds a card field the audit cannot read, with the field, its
     text and the reason it was rejected for."""
-    cols = ["table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "field", "text", "reason"]
     if not card_rows.any():
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
+        return _no_card_faults()
     idx = np.flatnonzero(card_rows)
     at = _first_of_each_round(df, card_rows)
-    faults = frame_rows(df[cols[:6]], at)
+    faults = frame_rows(df[list(_CARD_FAULT_COLUMNS[:6])], at)
     keep = np.searchsorted(idx, at)  # where those rows are among the card rows
     faults["field"], faults["text"], faults["reason"] = [np.asarray(v, dtype=object)[keep] for v in card_text]
     return faults
+
+
+_CARD_FAULT_COLUMNS = ("table_id", "round_id", "started_at", "dealer_id", "_file", "_line", "field", "text", "reason")
+
+
+def _no_card_faults() -> pd.DataFrame:
+    """``_card_faults`` of rows none of which holds such a field."""
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in _CARD_FAULT_COLUMNS})
 
 
 def _first_of_each_round(df: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
