@@ -400,13 +400,15 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
             # A content replaced by one that cannot be audited is kept as it was (see step 4),
             # though its bytes are gone: the files audited as if it were gone, or without its
             # rounds before theirs, are not what it makes of them (planned again).
-            fails = set(failed) | {p for p, error in _failures(pieces, copies, sha_of, lang)[0].items() if error}
+            failures = _failures(pieces, copies, sha_of, lang)
+            fails = set(failed) | {p for p, error in failures[0].items() if error}
             kept = {old: at for old, at in sorted(replaced.items())
                     if known[old]["game"] and all(p in fails for p in at)}
             blocked: dict[str, list[str]] = {}
             if kept:
                 pieces, blocked = _replan(ex, pieces, kept, universe, fresh, gone, known, spans_db,
                                           present_shown, opts.chunk, profiles, lang)
+                failures = _failures(pieces, copies, sha_of, lang)
             audit_seconds = time.perf_counter() - t0
             if any(not isinstance(res, TaskFailed) and res["judged_by"] != judge for _, res in pieces):
                 # (workers of another version)
@@ -416,7 +418,7 @@ def run_batch(opts: BatchOptions, say: Callable[[str], None] = lambda m: None) -
         audited: dict[str, list[dict]] = {}
         file_rows: list[dict] = []
         spans_out: dict[str, dict] = {}
-        errors, copy_errors, refused = _failures(pieces, copies, sha_of, lang)
+        errors, copy_errors, refused = failures
         for path, error in copy_errors.items():
             failed.setdefault(path, error)
         for task, res in pieces:
