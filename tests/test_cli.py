@@ -201,6 +201,22 @@ def test_missing_file_exits_2(tmp_path):
     assert report["summary"]["input_errors"][0]["path"].endswith("nope.csv")
 
 
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_path_that_does_not_exist_is_said_missing_not_of_another_type(tmp_path, lang):
+    """A mistyped folder of exports (no log suffix, nothing there) was reported as «tipo de
+    archivo no reconocido», sending the inspector to look at the file's type. It is said to be
+    missing, as a missing log file is; a file that is there with another suffix still is of
+    an unrecognised type."""
+    result = run("audit", tmp_path / "exportaciones-novimebre", "--out", tmp_path / "out", "--lang", lang)
+    assert result.exit_code == 2
+    report = json.loads((tmp_path / "out" / "audit-report.json").read_text(encoding="utf-8"))
+    missing = t("input.unreadable", lang, error=t("os_error.ENOENT", lang))
+    assert report["summary"]["input_errors"][0]["error"] == missing and missing in result.stderr
+    (tmp_path / "notas.txt").write_text("", encoding="utf-8")
+    result = run("audit", tmp_path / "notas.txt", "--out", tmp_path / "out", "--lang", lang)
+    assert result.exit_code == 2 and t("input.unknown_type", lang) in result.stderr
+
+
 @pytest.mark.parametrize("lang, said", [("es", "no se pudo leer el archivo (no existe)"),
                                         ("en", "the file could not be read (no such file or directory)")])
 def test_the_systems_reason_a_file_cannot_be_read_or_written_is_said_in_the_reports_language(tmp_path, lang, said):

@@ -1223,6 +1223,9 @@ def open_source(path: Path, game: str | None = None, *, encoding: str | None = N
     detection. Raises InputError when the file as a whole cannot be audited."""
     name = path.name.lower()
     if not name.endswith(SUFFIXES):
+        # A name that stands for nothing (a folder of exports mistyped, or not there yet) is said
+        # to be missing, as a missing log is (the OSError), not as a file of another type.
+        os.stat(path)
         raise InputError(str(path), "input.unknown_type")
     first_time, first_round = "", None
     stored: dict[str, str] = {}
