@@ -138,6 +138,19 @@ def _filters(date_from, date_to, tables, severity, lang: str):
     return ReportFilters(date_from=first, date_to=last, tables=tables, severity_min=severity)
 
 
+def _filters_beside_the_audit(filters, result, lang: str) -> None:
+    """A report filter that no audited round can pass (a table none is of, a period outside the
+    audited one) is said: a mistyped ``--table plb-01`` shows no finding and exits 0, which a
+    nightly job would read as a clean audit."""
+    for table_id in filters.tables:
+        if table_id not in result.tables:
+            _say(t("cli.filter_no_table", lang, table=table_id))
+    first, last = (day[:10] if day else None for day in result.period)  # ISO in Lima time: the day first
+    if first and ((filters.date_from and filters.date_from.isoformat() > last)
+                  or (filters.date_to and filters.date_to.isoformat() < first)):
+        _say(t("cli.filter_no_period", lang, first=first, last=last))
+
+
 def _delimiter(value: str | None, lang: str) -> str | None:
     """``--delimiter`` as the separator it names, refused unless it is one a log may be split
     by: a letter, a digit or a word would split no header, and the audit would only say that
@@ -267,6 +280,7 @@ def audit(
         _say(t("cli.no_activity", lang))
     if filters.active:
         _say(t("cli.filtered", lang, shown=summary["findings"], total=report["filters"]["findings_before_filters"]))
+        _filters_beside_the_audit(filters, result, lang)
     for path in written:
         _say(t("cli.written", lang, path=path))
 

@@ -202,6 +202,25 @@ def test_missing_file_exits_2(tmp_path):
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_report_filter_no_audited_round_can_pass_is_warned_about(high_log, tmp_path, lang):
+    """A mistyped --table (`t1` for `T1`), or a period outside the log's, showed no finding and
+    exited 0, as a clean audit does; it still does, and says why nothing is shown."""
+    no_table = t("cli.filter_no_table", lang, table="t1")
+    no_period = t("cli.filter_no_period", lang, first="2026-11-01", last="2026-11-01")
+    result = run("audit", high_log, "--out", tmp_path / "o1", "--lang", lang, "--table", "t1", "--table", "T1",
+                 "--to", "2026-10-31")
+    assert result.exit_code == 0
+    assert no_table in result.stderr and no_period in result.stderr
+    assert t("cli.filter_no_table", lang, table="T1") not in result.stderr
+    result = run("audit", high_log, "--out", tmp_path / "o2", "--lang", lang, "--table", "T1",
+                 "--from", "2026-11-01", "--to", "2026-11-01")
+    assert result.exit_code == 1  # the finding passes the filters, and nothing is said of them
+    assert no_table.split("«")[0] not in result.stderr and no_period.split("(")[0] not in result.stderr
+    result = run("audit", high_log, "--out", tmp_path / "o3", "--lang", lang, "--from", "2026-11-02")
+    assert result.exit_code == 0 and no_period in result.stderr
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
 def test_a_path_that_does_not_exist_is_said_missing_not_of_another_type(tmp_path, lang):
     """A mistyped folder of exports (no log suffix, nothing there) was reported as «tipo de
     archivo no reconocido», sending the inspector to look at the file's type. It is said to be
