@@ -274,6 +274,8 @@ def audit(
     failed = reporting.failed_inputs(report)
     for item in failed:
         _say(t("cli.input_error", lang, path=item["path"], error=item["error"]))
+    if not profile:  # the built-in standard values may not be what a table posts (its pay table, its limits)
+        _say(t("cli.no_profile", lang))
     _say(t("cli.summary", lang, rounds=summary["rounds_audited"], findings=summary["findings"],
            rejected=summary["records_rejected"]))
     if summary["no_activity"]:

@@ -202,6 +202,19 @@ def test_missing_file_exits_2(tmp_path):
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
+def test_an_audit_without_profiles_says_it_applies_the_standard_values(clean_log, tmp_path, lang):
+    """Without --profile every table is judged under its game's standard values (the sample
+    logs give 1,521 findings so, 127 under the profiles their tables post): said, not left to
+    the report's list of profiles."""
+    result = run("audit", clean_log, "--out", tmp_path / "o1", "--lang", lang)
+    assert result.exit_code == 0 and t("cli.no_profile", lang) in result.stderr
+    profile = tmp_path / "mesa.toml"
+    profile.write_text('game = "pot-luck-blackjack"\nid = "sala"\n', encoding="utf-8")
+    result = run("audit", clean_log, "--out", tmp_path / "o2", "--lang", lang, "--profile", profile)
+    assert result.exit_code == 0 and t("cli.no_profile", lang) not in result.stderr
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
 def test_a_report_filter_no_audited_round_can_pass_is_warned_about(high_log, tmp_path, lang):
     """A mistyped --table (`t1` for `T1`), or a period outside the log's, showed no finding and
     exited 0, as a clean audit does; it still does, and says why nothing is shown."""
