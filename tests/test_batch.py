@@ -167,6 +167,9 @@ def test_history_resolved_repeated_and_diff(tmp_path):
     cli = CliRunner()
     res = cli.invoke(app, ["history", "--db", str(db), "--lang", "en"])
     assert res.exit_code == 0 and len(res.stdout.strip().splitlines()) == 4
+    # each run's start in Lima time, as the runs index gives it (the ledger keeps UTC: it said +00:00)
+    starts = [line.split()[1] for line in res.stdout.strip().splitlines()[1:]]
+    assert all(s.endswith("-05:00") for s in starts), starts
     res = cli.invoke(app, ["diff", "1", "2", "--db", str(db), "--lang", "en"])
     assert res.exit_code == 0
     assert "1 resolved" in res.stdout and "0 new" in res.stdout and first_round in res.stdout

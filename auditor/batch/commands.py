@@ -82,9 +82,11 @@ def history(
     if not runs:
         _cli()._say(t("batch.no_runs", lang))
         return
+    from .report import in_lima
+
     lines = [t("batch.history_header", lang)]
-    for r in runs:
-        lines.append(f"{r['run_id']:<10} {r['started_at']:<26} {r['files_seen']:<7} {r['files_audited']:<10} "
+    for r in runs:  # its start in Lima time, as the runs index and every report give it (the ledger keeps UTC)
+        lines.append(f"{r['run_id']:<10} {in_lima(r['started_at']):<26} {r['files_seen']:<7} {r['files_audited']:<10} "
                      f"{r['files_failed']:<9} {r['new']:<7} {r['open']:<9} {r['resolved']:<10} "
                      f"{r['waived']:<12} {r['exit_code']}")
     typer.echo("\n".join(lines))

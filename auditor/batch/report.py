@@ -23,7 +23,7 @@ from ..i18n import t
 from ..engine import LIMA
 from ..reporting.html import format_datetime
 
-__all__ = ["write_run", "write_index", "publish_index", "assemble_result", "MAX_ROWS"]
+__all__ = ["write_run", "write_index", "publish_index", "assemble_result", "in_lima", "MAX_ROWS"]
 
 MAX_ROWS = 2000
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}
@@ -242,7 +242,7 @@ def _history(run_id: int, state: dict, ledger, lang: str) -> list[dict]:
     return out
 
 
-def _in_lima(iso: str) -> str:
+def in_lima(iso: str) -> str:
     """A run's start (the ledger keeps it in UTC) in Lima time, as the reports give every time."""
     try:
         return pd.Timestamp(iso).tz_convert(LIMA).isoformat()
@@ -257,7 +257,7 @@ def write_index(out: Path, ledger, lang: str, pending: dict) -> Path:
     in place once the run has committed (an index never names a run the ledger lacks)."""
     L = _labels(lang)
     runs = [{**r, "href": r["report_dir"].replace(os.sep, "/"),
-             "started_at": format_datetime(_in_lima(r["started_at"]), lang, seconds=True)}
+             "started_at": format_datetime(in_lima(r["started_at"]), lang, seconds=True)}
             for r in reversed([*ledger.runs(), pending])]
     html = _env().from_string(INDEX_PAGE).render(lang=lang, L=L, style=STYLE, runs=runs)
     out.mkdir(parents=True, exist_ok=True)
