@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from . import __version__
 from .checks.base import (DECK_CASELESS, DECK_FIELDS, KEY_BASE, CheckResult, categorical_objects, cents_from_scaled, group_any, round_index,
                           unique_groups)
+from .allocator import release_freed_memory
 from .arrowtext import as_large_string, buffers
 from .compiled import kernel
 from .findings import InputSummary, RuleOutcome
@@ -195,6 +196,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
                 error=errors.get(src.name), extra_columns=tuple(src.extra_columns),
                 notes=tuple(t(key, lang, **params) for key, params in src.notes))
         game_seconds[g] = time.perf_counter() - game_began
+    release_freed_memory()  # the reading is over: what it kept freed for the next chunk is no one's
     all_findings = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=_FRAME_COLUMNS)
     all_rejected = pd.concat(rejected, ignore_index=True) if rejected else _empty_rejects()
     period = (_iso(min(firsts)), _iso(max(lasts))) if firsts else (None, None)
