@@ -68,6 +68,10 @@ class AuditResult:
     period: tuple[str | None, str | None] = (None, None)
     totals: dict = field(default_factory=dict)
     tables: dict[str, int] = field(default_factory=dict)  # rounds audited per table
+    # Per file: its rounds (a round cut across two files counted in the one of its first row),
+    # hands and stakes audited, its first and last round's time. A batch audits a file with the
+    # days before it read only as context: its report counts the files it records, not those.
+    file_totals: dict[str, dict] = field(default_factory=dict)
     # Files of which nothing was audited for faults of their own (every record rejected, some
     # in rounds no other file's copy had audited, nor an earlier file's rejected): an audit
     # that did not look at them.
@@ -148,6 +152,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     findings, rejected, firsts, lasts = [], [], [], []
     totals = {"rounds": 0, "hands": 0, "wagered": 0}
     tables: dict[str, int] = {}
+    file_totals: dict[str, dict] = {}
     unaudited: list[str] = []
     games = sorted(sources) if game is None else [game]
     game_seconds: dict[str, float] = {}
@@ -176,6 +181,9 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
             totals[k] += outcome["totals"][k]
         for table_id, count in outcome["tables"].items():
             tables[table_id] = tables.get(table_id, 0) + count
+        for path, (rounds, hands, wagered, first, last) in outcome["file_totals"].items():
+            file_totals[path] = {"rounds": rounds, "hands": hands, "wagered": wagered,
+                                 "first": _iso(first), "last": _iso(last)}
         for src in srcs:
             path = src.name
             bad = outcome["rejected_records"].get(path, 0)
@@ -202,7 +210,8 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     period = (_iso(min(firsts)), _iso(max(lasts))) if firsts else (None, None)
     return AuditResult(inputs=[inputs[k] for k in sorted(inputs)], rules=rules, findings=all_findings,
                        rejected=all_rejected, games=games, profiles=list(profiles), lang=lang, period=period,
-                       totals=totals, tables=dict(sorted(tables.items())), unaudited=sorted(unaudited),
+                       totals=totals, tables=dict(sorted(tables.items())), file_totals=dict(sorted(file_totals.items())),
+                       unaudited=sorted(unaudited),
                        searched_in_vain=[] if found else list(dict.fromkeys(map(path_text, paths))),
                        seconds=time.perf_counter() - began, game_seconds=game_seconds)
 
@@ -579,6 +588,7 @@ class _GameRun:
         self.rejected_records: dict[str, int] = {}
         self.audited_records: dict[str, int] = {}
         self.totals = {"rounds": 0, "hands": 0, "wagered": 0}
+        self.file_totals: dict[str, list] = {}  # path -> [rounds, hands, wagered, first, last]
         self.first = self.last = None
         self.audited = np.zeros(0, np.uint64)  # hashes of the rounds audited (sorted)
         self.refused_files: set[str] = set()  # files with a record rejected for its own fault, of a round
@@ -736,6 +746,15 @@ class _GameRun:
         self.totals["rounds"] += int(ctx.n_rounds)
         self.totals["hands"] += len(accepted.df)
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
+        for path, (rounds, hands, wagered, lo, hi) in _file_totals(accepted.df, ctx.first, p.wagers).items():
+            seen = self.file_totals.get(path)
+            if seen is None:
+                self.file_totals[path] = [rounds, hands, wagered, lo, hi]
+            else:
+                seen[0] += rounds
+                seen[1] += hands
+                seen[2] += wagered
+                seen[3], seen[4] = min(seen[3], lo), max(seen[4], hi)
         self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
 
     def _judge(self, ctx, rules) -> dict[str, CheckResult]:
@@ -1024,7 +1043,7 @@ class _GameRun:
         ).reset_index(drop=True)
         return {"rules": rules, "findings": found, "rejected": rejects, "rejected_records": self.rejected_records,
                 "audited_records": self.audited_records, "refused_files": self.refused_files,
-                "tables": self.tables,
+                "tables": self.tables, "file_totals": self.file_totals,
                 "first": self.first, "last": self.last, "totals": self.totals}
 
 
@@ -1801,6 +1820,30 @@ def _wagered(df: pd.DataFrame, wagers=("bet", "double", "insurance", "pool_bet")
     """The stakes of a chunk, summed exactly: int64 within a column (``money.LARGEST_CENTS``
     each), Python's int across them and across chunks."""
     return sum(int(df[c].sum()) for c in wagers if c in df)
+
+
+def _file_totals(df: pd.DataFrame, first: np.ndarray, wagers) -> dict[str, tuple]:
+    """Of a chunk's audited rows, per file: (rounds, hands, stakes, first time, last time). A
+    round is its first row's file's (``first``: each round's first row). Stakes summed exactly:
+    int64 within a column and a file, Python's int across columns."""
+    if not len(df):
+        return {}
+    files = df["_file"].astype("category").array
+    codes = files.codes
+    n = len(files.categories)
+    rounds = np.bincount(codes[first], minlength=n).tolist()
+    hands = np.bincount(codes, minlength=n).tolist()
+    if n == 1:  # (a chunk of one file, as a large log's are)
+        times = df["started_at"]
+        return {str(files.categories[0]): (rounds[0], hands[0], _wagered(df, wagers), times.min(), times.max())}
+    wagered = [0] * n
+    for c in wagers:
+        if c in df:
+            for code, total in df[c].groupby(codes).sum().items():
+                wagered[code] += int(total)
+    times = df["started_at"].groupby(codes).agg(["min", "max"])
+    return {str(files.categories[code]): (rounds[code], hands[code], wagered[code], lo, hi)
+            for code, lo, hi in zip(times.index.tolist(), times["min"].tolist(), times["max"].tolist())}
 
 
 def _empty_frame(game: str) -> pa.Table:

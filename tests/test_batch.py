@@ -323,6 +323,48 @@ def test_a_file_none_of_whose_records_could_be_audited_fails_the_batch_and_keeps
     assert batch(tmp_path, logs).exit_code == 3
 
 
+def _summary(out: Path, run: int) -> dict:
+    return json.loads((out / "runs" / f"{run:04d}" / "audit-report.json").read_text())
+
+
+def _audited_alone(files) -> tuple:
+    """(rounds, hands, wagered, period) of an audit of ``files`` by themselves, as a report gives them."""
+    from auditor.reporting import build_report
+
+    report = build_report(audit(files, profiles=load_profiles([PROFILES])))
+    s = report["summary"]
+    return s["rounds_audited"], s["hands_audited"], s["wagered"], report["period"]
+
+
+def _totals(report: dict) -> tuple:
+    s = report["summary"]
+    return s["rounds_audited"], s["hands_audited"], s["wagered"], report["period"]
+
+
+@pytest.mark.parametrize("chunk", [1, 256])
+def test_a_runs_report_counts_the_rounds_of_the_files_it_records_not_of_their_context(tmp_path, chunk):
+    """A new day is audited with the day before it read as context: the run's report counted that
+    day's rounds, hands and stakes too (and began its period there), as if audited again. It
+    counts the files the run records, each once, as `auditor history` lists them."""
+    logs = tmp_path / "logs"
+    days = [day_log(logs, n, rounds=60) for n in range(3)]
+    later = days[2].read_bytes()
+    days[2].unlink()
+    out = tmp_path / "out"
+    batch(tmp_path, logs, chunk=chunk)
+    assert _totals(_summary(out, 1)) == _audited_alone(days[:2])
+    days[2].write_bytes(later)
+    r = batch(tmp_path, logs, chunk=chunk)
+    assert r.audited == [str(days[2].resolve())]
+    report = _summary(out, 2)
+    assert _totals(report) == _audited_alone([days[2]])
+    assert [i["path"] for i in report["inputs"]] == r.audited
+    assert Ledger(out / "audit.db").run(2)["files_audited"] == len(report["inputs"]) == 1
+    # A night with nothing new audits nothing, and says so.
+    batch(tmp_path, logs, chunk=chunk)
+    assert _totals(_summary(out, 3)) == (0, 0, "0.00", {"first": None, "last": None})
+
+
 def test_local_processes_give_the_same_ledger(tmp_path):
     logs = tmp_path / "logs"
     for n in range(6):
@@ -1322,6 +1364,8 @@ def test_a_replacement_the_first_look_reads_but_the_audit_refuses_leaves_its_suc
         assert (r.exit_code, r.new, r.resolved, r.audited) == (3, 0, 0, [])
         assert [p for p, _ in r.failed] == [str(days[1].resolve())]
         assert open_findings(db) == held
+        # Day 2, audited before the replanning, is not recorded: its rounds were counted still
+        assert _totals(_summary(tmp_path / "out", r.run_id)) == (0, 0, "0.00", {"first": None, "last": None})
     days[1].write_bytes(original)
     r = batch(tmp_path, logs, chunk=chunk)
     assert (r.exit_code, r.new, r.resolved, r.repeated) == (0, 0, 0, 0) and open_findings(db) == held

@@ -95,7 +95,8 @@ def _labels(lang: str) -> dict:
 def assemble_result(pieces, failed_paths: set[str], failed: dict[str, str], profiles, lang: str):
     """One AuditResult for the run from its tasks: authoritative files only, sorted. Of a
     failed file not in ``failed_paths`` (read, but none of its records audited) the summary
-    and rejected records are kept, with its error; of no failed file the findings."""
+    and rejected records are kept, with its error; of no failed file the findings. The rounds,
+    hands, stakes and period are the recorded files' own (``file_totals``), not their context's."""
     from ..engine import FINDING_COLUMNS, AuditResult
     from ..findings import InputSummary, RuleOutcome
 
@@ -115,13 +116,15 @@ def assemble_result(pieces, failed_paths: set[str], failed: dict[str, str], prof
         reject_frames.append(res["rejected"])
         for r in res["rules"]:
             rules.setdefault((r.game, r.code), []).append(r)
-        for k in totals:
-            totals[k] += int(res["totals"].get(k, 0))
-        first, last = res["period"]
-        if first:
-            firsts.append(pd.Timestamp(first))
-        if last:
-            lasts.append(pd.Timestamp(last))
+        # What the run audited and records: each recorded file's own rounds, hands and stakes
+        # (not its context's, read for the rounds before it; nor a failed file's)
+        for path, counted in res["file_totals"].items():
+            if path in failed:
+                continue
+            for k in totals:
+                totals[k] += int(counted[k])
+            firsts.append(pd.Timestamp(counted["first"]))
+            lasts.append(pd.Timestamp(counted["last"]))
     for path, error in failed.items():
         inputs[path] = inputs[path].model_copy(update={"error": error}) if path in inputs else InputSummary(
             path=path, sha256="", game=None, records_read=0, records_audited=0, records_rejected=0, error=error)

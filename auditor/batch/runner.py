@@ -89,7 +89,7 @@ class TaskFailed:
 
 
 # What a task's result holds (``audit_task``); a result without it is no result of this version's.
-RESULT_KEYS = frozenset({"inputs", "findings", "rejected", "rules", "games", "period", "totals",
+RESULT_KEYS = frozenset({"inputs", "findings", "rejected", "rules", "games", "file_totals",
                          "context_errors", "unaudited", "judged_by"})
 
 
@@ -109,9 +109,11 @@ def audit_task(task: Task) -> dict:
     context_errors = [f"{i.path}: {i.error}" for p, i in inputs.items() if p not in mine and i.error]
     findings = result.findings[result.findings["file"].astype(str).isin(mine)].reset_index(drop=True)
     rejected = result.rejected[result.rejected["file"].astype(str).isin(mine)].reset_index(drop=True)
+    # (the rounds, hands and stakes of the task's files only: its context's are not audited by it)
     return {"inputs": [inputs[p] for p in map(path_text, task.files) if p in inputs], "findings": findings,
             "rejected": rejected, "rules": list(result.rules), "games": list(result.games),
-            "period": result.period, "totals": dict(result.totals), "context_errors": context_errors,
+            "file_totals": {p: t for p, t in result.file_totals.items() if p in mine},
+            "context_errors": context_errors,
             "unaudited": [p for p in result.unaudited if p in mine],
             "judged_by": judged_by(task.profiles)}  # (by the worker's own code, on a cluster)
 
@@ -616,6 +618,7 @@ def _only(res, paths: set[str]):
     return {**res, "inputs": [i for i in res["inputs"] if i.path in paths],
             "findings": res["findings"][res["findings"]["file"].astype(str).isin(paths)].reset_index(drop=True),
             "rejected": res["rejected"][res["rejected"]["file"].astype(str).isin(paths)].reset_index(drop=True),
+            "file_totals": {p: t for p, t in res["file_totals"].items() if p in paths},
             "unaudited": [p for p in res["unaudited"] if p in paths]}
 
 
