@@ -1508,6 +1508,39 @@ def test_a_dask_result_of_another_version_fails_its_files(tmp_path, monkeypatch,
     assert out.failed == [(str(d.resolve()), t("batch.task_foreign", "en")) for d in days]
 
 
+def _of_a_module_this_version_lacks():
+    raise ModuleNotFoundError("No module named 'auditor.newer'")
+
+
+class _Undecodable:
+    """A value as a worker of another version pickles it: this version cannot load it."""
+
+    def __reduce__(self):
+        return _of_a_module_this_version_lacks, ()
+
+
+def test_a_dask_result_this_version_cannot_decode_fails_its_files_not_the_run(tmp_path, monkeypatch):
+    """A worker of another version gives back a result whose unpickling fails on the client (a
+    class this version lacks): the batch said the scheduler lost (exit 2, nothing recorded).
+    The task's files fail as given back by another version (exit 3), the next run audits them.
+    (The cluster speaks TCP: in-process, Dask hands results over without pickling them.)"""
+    distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed")
+    from auditor.batch import runner
+
+    days = _three_days(tmp_path)
+    task_ = runner.audit_task
+    monkeypatch.setattr(runner, "audit_task", lambda task: {**task_(task), "judged_by": _Undecodable()})
+    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None,
+                                  protocol="tcp://") as cluster:
+        out = batch(tmp_path, tmp_path / "logs", scheduler=cluster.scheduler_address, lang="en")
+        assert out.exit_code == 3 and out.audited == []
+        assert out.failed == [(str(d.resolve()), t("batch.task_foreign", "en")) for d in days]
+        monkeypatch.setattr(runner, "audit_task", task_)
+        again = batch(tmp_path, tmp_path / "logs", scheduler=cluster.scheduler_address)
+    assert again.exit_code == 1 and again.audited == sorted(str(d.resolve()) for d in days)
+    assert open_findings(tmp_path / "out" / "audit.db") == full_audit(days)
+
+
 def test_a_first_look_that_fails_on_a_dask_worker_fails_its_file(tmp_path, monkeypatch, dask_cluster):
     """A new day's first look (its tables and times) that failed on the cluster left the file to
     be audited by itself, without the day before it, recorded as audited and without its spans

@@ -5,9 +5,9 @@ The workers run :func:`auditor.batch.runner.audit_task`, so each needs casino-au
 installed and the log files at the same paths (a shared folder); the ledger and the
 reports stay with the process that runs ``auditor batch``. Results come back in task
 order, so the ledger is the same as with local processes. A task that failed on the cluster
-(it raised, or every worker that ran it died) comes back as a ``runner.TaskFailed``, its files
-not audited (exit 3); a scheduler lost while the tasks ran fails the run (exit 2, nothing
-recorded).
+(it raised, every worker that ran it died, or its result does not unpickle here: a worker of
+another version) comes back as a ``runner.TaskFailed``, its files not audited (exit 3); a
+scheduler lost while the tasks ran fails the run (exit 2, nothing recorded).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class DaskExecutor:
         from asyncio import CancelledError
 
         from ..i18n import t
-        from .runner import BatchError
+        from .runner import BatchError, TaskFailed
 
         items = list(items)
         if not items:
@@ -82,6 +82,12 @@ class DaskExecutor:
                 logging.getLogger("asyncio").setLevel(logging.CRITICAL)
                 raise
             except (Exception, CancelledError) as exc:  # (Dask's FutureCancelledError is a CancelledError)
+                if future.status == "finished" and not isinstance(exc, (CancelledError, OSError, TimeoutError)):
+                    # The task ended on its worker, but its result does not unpickle here (a
+                    # worker of another version gave back classes this one lacks): not the
+                    # scheduler lost (Dask's comms fail with an OSError, CommClosedError)
+                    out.append(TaskFailed(t("batch.task_foreign", self.lang)))
+                    continue
                 if future.status != "error":  # cancelled: the client lost its scheduler
                     raise BatchError(t("batch.scheduler_lost", self.lang, address=self.address)) from None
                 out.append(_failure(exc, self.lang))
