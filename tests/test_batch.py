@@ -1541,6 +1541,48 @@ def test_a_dask_result_this_version_cannot_decode_fails_its_files_not_the_run(tm
     assert open_findings(tmp_path / "out" / "audit.db") == full_audit(days)
 
 
+@pytest.mark.parametrize("unseen", ["the day", "the day before it"])
+def test_a_file_the_dask_workers_cannot_see_is_said_missing_there_not_here(tmp_path, monkeypatch, dask_cluster,
+                                                                              unseen):
+    """The folder of logs not mounted on the worker: the file, there on the batch machine (it was
+    hashed), was said as the worker read it («no se pudo leer el archivo (no existe)»), as if the
+    export were gone. It is said missing on the worker (which one), the folder to be shared; so
+    is a context file the worker cannot see. Exit 3, and audited once the worker sees it."""
+    import socket
+
+    from auditor.batch import runner
+
+    days = _three_days(tmp_path)
+    later = days[2].read_bytes()
+    days[2].unlink()
+    assert batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address).exit_code in (0, 1)
+    days[2].write_bytes(later)
+    task_ = runner.audit_task
+    hidden = days[2] if unseen == "the day" else days[1]
+    aside = tmp_path / "aside"
+
+    def unmounted(task):  # (the worker is this process's thread: it does not see the file while it audits)
+        hidden.rename(aside)
+        try:
+            return task_(task)
+        finally:
+            aside.rename(hidden)
+
+    monkeypatch.setattr(runner, "audit_task", unmounted)
+    for lang in ("es", "en"):
+        out = batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address, lang=lang)
+        assert out.exit_code == 3 and out.audited == []
+        missing = t("batch.not_on_worker", lang, host=socket.gethostname())
+        reason = missing if unseen == "the day" else \
+            t("batch.context_error", lang, error=f"{days[1].resolve()}: {missing}")
+        assert out.failed == [(str(days[2].resolve()), reason)]
+        assert t("os_error.ENOENT", lang) not in reason
+    monkeypatch.setattr(runner, "audit_task", task_)
+    out = batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address)
+    assert out.exit_code in (0, 1) and out.audited == [str(days[2].resolve())]
+    assert open_findings(tmp_path / "out" / "audit.db") == full_audit(days)
+
+
 def test_a_first_look_that_fails_on_a_dask_worker_fails_its_file(tmp_path, monkeypatch, dask_cluster):
     """A new day's first look (its tables and times) that failed on the cluster left the file to
     be audited by itself, without the day before it, recorded as audited and without its spans

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -90,7 +91,7 @@ class TaskFailed:
 
 # What a task's result holds (``audit_task``); a result without it is no result of this version's.
 RESULT_KEYS = frozenset({"inputs", "findings", "rejected", "rules", "games", "file_totals",
-                         "context_errors", "unaudited", "judged_by"})
+                         "context_errors", "unaudited", "missing", "host", "judged_by"})
 
 
 # --- the task (runs on a worker) ----------------------------------------------------------
@@ -106,7 +107,7 @@ def audit_task(task: Task) -> dict:
     # (the audit names a file by its name as text: ``files.path_text``)
     mine = {path_text(p) for p in task.files}
     inputs = {i.path: i for i in result.inputs}
-    context_errors = [f"{i.path}: {i.error}" for p, i in inputs.items() if p not in mine and i.error]
+    context_errors = [(i.path, i.error) for p, i in inputs.items() if p not in mine and i.error]
     findings = result.findings[result.findings["file"].astype(str).isin(mine)].reset_index(drop=True)
     rejected = result.rejected[result.rejected["file"].astype(str).isin(mine)].reset_index(drop=True)
     # (the rounds, hands and stakes of the task's files only: its context's are not audited by it)
@@ -115,6 +116,10 @@ def audit_task(task: Task) -> dict:
             "file_totals": {p: t for p, t in result.file_totals.items() if p in mine},
             "context_errors": context_errors,
             "unaudited": [p for p in result.unaudited if p in mine],
+            # The files this machine does not have (on a cluster: a folder of logs not shared
+            # with it), and which machine it is: the batch, which hashed them, says so.
+            "missing": sorted(path_text(p) for p in (*task.files, *task.context) if not os.path.exists(p)),
+            "host": socket.gethostname(),
             "judged_by": judged_by(task.profiles)}  # (by the worker's own code, on a cluster)
 
 
@@ -545,9 +550,10 @@ def _failures(pieces, copies: dict[str, list[str]], sha_of: dict[str, str], lang
             errors.update((path, res.reason) for path in map(path_text, task.files))
             continue
         by_path = {i.path: i for i in res["inputs"]}
+        why = _unseen(task, res, lang)
         for path in map(path_text, task.files):
             item = by_path.get(path)
-            error = item.error if item is not None else _t("batch.not_audited", lang)
+            error = why(path, item.error) if item is not None else _t("batch.not_audited", lang)
             if item is not None and item.error:
                 # Bytes that cannot be read under their suffix: `auditor audit` names each
                 # copy of them. (Not so a copy of a file none of whose records could be
@@ -556,7 +562,8 @@ def _failures(pieces, copies: dict[str, list[str]], sha_of: dict[str, str], lang
                     if other != path and read_as(other) == read_as(path):
                         copied.setdefault(other, error)
             if error is None and res["context_errors"]:
-                error = _t("batch.context_error", lang, error="; ".join(res["context_errors"]))
+                error = _t("batch.context_error", lang,
+                           error="; ".join(f"{p}: {why(p, e)}" for p, e in res["context_errors"]))
             if error is None and path in res["unaudited"]:
                 # As `auditor audit` exits 2 for it: a file none of whose records could be
                 # audited is no clean file for a nightly job. It fails (exit 3, tried again
@@ -565,6 +572,23 @@ def _failures(pieces, copies: dict[str, list[str]], sha_of: dict[str, str], lang
                 refused.add(path)
             errors[path] = error
     return errors, copied, refused
+
+
+def _unseen(task: Task, res: dict, lang: str) -> Callable[[str, str | None], str | None]:
+    """Why a file of ``task`` could not be read: where the worker did not find it and this
+    machine has it (it hashed it; a cluster's worker that does not see the folder of logs), that
+    it is missing there, not the worker's «no existe», which says the export is gone."""
+    here = dict(_named(task))
+    unseen = {p for p in res["missing"] if p in here and os.path.exists(here[p])}
+    said = _t("batch.not_on_worker", lang, host=res["host"]) if unseen else None
+    return lambda path, error: said if error and path in unseen else error
+
+
+def _named(task: Task) -> list[tuple[str, str]]:
+    """(its name as the results give it, its path) of each file ``task`` reads."""
+    from ..logs.files import path_text
+
+    return [(path_text(p), p) for p in (*task.files, *task.context)]
 
 
 def _replan(ex, pieces, kept: dict[str, list[str]], universe: dict[str, _Entry], fresh: set[str],
