@@ -1653,9 +1653,11 @@ def test_ctrl_c_during_a_dask_run_records_nothing_and_closes_the_client(tmp_path
     assert set(dask_cluster.scheduler.clients) == clients
 
 
-def test_a_scheduler_lost_during_a_dask_run_fails_it_recording_nothing(tmp_path, monkeypatch):
+def test_a_scheduler_lost_during_a_dask_run_fails_it_recording_nothing(tmp_path, monkeypatch, caplog):
     """The scheduler gone while the tasks ran (stopped, the network cut) ended the batch in Dask's
-    traceback (FutureCancelledError), exit 1: it is an error, exit 2, nothing recorded."""
+    traceback (FutureCancelledError), exit 1: it is an error, exit 2, nothing recorded. Dask's
+    client logged its reconnection's failure in English before the batch's line (an ERROR, with
+    a traceback): the batch's line says it alone."""
     distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed")
     import threading
 
@@ -1678,6 +1680,27 @@ def test_a_scheduler_lost_during_a_dask_run_fails_it_recording_nothing(tmp_path,
         cluster.close()
     assert str(caught.value) == t("batch.scheduler_lost", "en", address=cluster.scheduler_address)
     assert dump(tmp_path / "out" / "audit.db")["runs"] == []
+    assert [r for r in caplog.records if r.name == "distributed.client"] == []
+
+
+def test_what_dasks_client_logs_during_a_run_the_batch_does_not_say_is_not_hidden(tmp_path, monkeypatch, caplog,
+                                                                                  dask_cluster):
+    import logging
+
+    from auditor.batch import runner
+
+    _three_days(tmp_path)
+    task_ = runner.audit_task
+
+    def logging_client(task):  # (the worker is this process's thread: logged while the batch waits)
+        logging.getLogger("distributed.client").warning("Couldn't gather 1 keys, rescheduling")
+        return task_(task)
+
+    monkeypatch.setattr(runner, "audit_task", logging_client)
+    assert batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address).exit_code == 1
+    assert [r.getMessage() for r in caplog.records if r.name == "distributed.client"] == \
+        ["Couldn't gather 1 keys, rescheduling"]
+    assert logging.getLogger("distributed.client").filters == []
 
 
 def test_ctrl_c_during_a_dask_run_says_one_line_and_exits_130(tmp_path, monkeypatch):

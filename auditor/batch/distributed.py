@@ -12,6 +12,9 @@ scheduler lost while the tasks ran fails the run (exit 2, nothing recorded).
 
 from __future__ import annotations
 
+import logging
+import threading
+
 __all__ = ["DaskExecutor"]
 
 
@@ -43,6 +46,44 @@ def _failure(exc: BaseException, lang: str):
     return TaskFailed(t("batch.task_error", lang, error=f"{type(exc).__name__}: {exc}"[:300]))
 
 
+class _ClientLog(logging.Filter):
+    """Dask's client's own log lines (``distributed.client``, in English) below CRITICAL while
+    the batch waits for its tasks: held, and let through as they came once the tasks are back
+    (nothing the batch does not say is hidden); dropped, from then on until the client is closed,
+    where the batch says the scheduler lost, which is what they say («Failed to reconnect to
+    scheduler after 20.00 seconds, closing client», the traceback of a reconnection cancelled)
+    before the batch's line. (The client logs from its own thread.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.lock = threading.Lock()
+        self.held: list[logging.LogRecord] | None = None  # (None: let through)
+        self.said = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.CRITICAL:
+            return True
+        with self.lock:
+            if self.held is not None:
+                self.held.append(record)
+            return not self.said and self.held is None
+
+    def hold(self) -> None:
+        with self.lock:
+            if not self.said:
+                self.held = []
+
+    def release(self) -> None:
+        with self.lock:
+            held, self.held = self.held or [], None
+        for record in held:
+            logging.getLogger(record.name).handle(record)
+
+    def scheduler_lost(self) -> None:
+        with self.lock:
+            self.said, self.held = True, None
+
+
 class DaskExecutor:
     def __init__(self, address, lang: str = "es", timeout: float = 20):
         from ..i18n import t
@@ -59,17 +100,25 @@ class DaskExecutor:
                                error=_reason(exc, lang, timeout))) from None
         self.address, self.lang = address, lang
         self.name = f"dask:{address}"
+        self.log = _ClientLog()
+        logging.getLogger("distributed.client").addFilter(self.log)
 
     def map(self, fn, items):
+        items = list(items)
+        if not items:
+            return []
+        self.log.hold()
+        try:
+            return self._gathered(self.client.map(fn, items, pure=False))
+        finally:
+            self.log.release()
+
+    def _gathered(self, futures) -> list:
         from asyncio import CancelledError
 
         from ..i18n import t
         from .runner import BatchError, TaskFailed
 
-        items = list(items)
-        if not items:
-            return []
-        futures = self.client.map(fn, items, pure=False)
         out = []
         for future in futures:  # (in task order)
             try:
@@ -77,8 +126,6 @@ class DaskExecutor:
             except KeyboardInterrupt:
                 # Ctrl-C: the client's waits, cancelled, are logged by asyncio as tracebacks
                 # («Task exception was never retrieved … AllExit») after the batch's own line
-                import logging
-
                 logging.getLogger("asyncio").setLevel(logging.CRITICAL)
                 raise
             except (Exception, CancelledError) as exc:  # (Dask's FutureCancelledError is a CancelledError)
@@ -89,6 +136,7 @@ class DaskExecutor:
                     out.append(TaskFailed(t("batch.task_foreign", self.lang)))
                     continue
                 if future.status != "error":  # cancelled: the client lost its scheduler
+                    self.log.scheduler_lost()
                     raise BatchError(t("batch.scheduler_lost", self.lang, address=self.address)) from None
                 out.append(_failure(exc, self.lang))
         return out
@@ -99,3 +147,4 @@ class DaskExecutor:
             self.client.close()
         except (OSError, TimeoutError):
             pass
+        logging.getLogger("distributed.client").removeFilter(self.log)
