@@ -25,7 +25,8 @@ def _summary(result):
     findings = result.findings.drop(columns=["evidence"]).astype(str).to_csv(index=False)
     rules = [(r.code, r.status, r.rounds_checked, r.violations) for r in result.rules]
     inputs = [(i.path, i.records_read, i.records_audited, i.records_rejected) for i in result.inputs]
-    return findings, rules, inputs, result.rejected.astype(str).to_csv(index=False), result.totals, result.period
+    return (findings, rules, inputs, result.rejected.astype(str).to_csv(index=False), result.totals, result.period,
+            result.file_totals)
 
 
 def _seen(result):
@@ -44,6 +45,21 @@ def test_chunks_equal_single_pass(tmp_path, game, suffix):
     chunked = audit(logs[::-1], profiles=PROFILES, chunk_rows=700)
     assert len(whole.findings) > 50
     assert _summary(chunked) == _summary(whole)
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_each_files_rounds_hands_and_stakes_are_its_own_audits(tmp_path, game, suffix):
+    """Per file (``file_totals``, what a batch counts of the files it records): what the file
+    audited alone counts, whatever the chunks; together, the audit's totals."""
+    logs = [run(game, rounds=400, seed=s, faults=0.06, out=tmp_path / f"day{s}{suffix}", start=date(2026, 11, s))[0]
+            for s in (1, 2, 3)]
+    alone = {str(p): audit([p], profiles=PROFILES) for p in logs}
+    for rows in (10**9, 700):
+        result = audit(logs, profiles=PROFILES, chunk_rows=rows)
+        assert result.file_totals == {p: {**r.totals, "first": r.period[0], "last": r.period[1]}
+                                      for p, r in alone.items()}
+        assert {k: sum(f[k] for f in result.file_totals.values()) for k in result.totals} == result.totals
 
 
 @pytest.mark.parametrize("faults", [0.06, 0.0])
