@@ -686,8 +686,13 @@ class _GameRun:
         self.rejects.append(rejects)
 
         unaudited = own & ~audited[rounds[1]]  # of rounds that no copy has had audited
-        gaps = _gaps(df, unaudited, self.previous, self.in_file)
+        waiting: list[pd.DataFrame] = []
+        gaps = _gaps(df, unaudited, self.previous, self.in_file, waiting if self.ledger is not None else None)
+        if self.ledger is not None and "waiting" in self.in_file:
+            self._placed_again(df)
         self.in_file = _timed_in_file(df, self.in_file)
+        if waiting:
+            self.in_file["waiting"] = pd.concat([self.in_file.get("waiting"), *waiting], ignore_index=True)
         if unaudited.any():
             blamed = unaudited & ~self._refused_before(df, rounds, parts, unaudited)
             # (by the codes: the column as Python strings would be 40 ms a chunk)
@@ -739,6 +744,34 @@ class _GameRun:
         self.totals["hands"] += len(accepted.df)
         self.totals["wagered"] += _wagered(accepted.df, p.wagers)
         self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
+
+    def _placed_again(self, df: pd.DataFrame) -> None:
+        """The gaps of the chunks before placed by the round before them in their file alone,
+        the file going on (``_gaps``' ``waiting``), placed as in one chunk once the chunk gives
+        the file's next timed round of their table: between the two, just after the earlier
+        (in a file newest first, not just before the round before it in the file, which put
+        another file's rounds between the two on the wrong side of the gap). Moved in the
+        ledger, whose sequence the rules are judged again by at the end (``_Ledger.settle``)."""
+        held = self.in_file["waiting"]
+        files = df["_file"].astype("category").array
+        code = files.categories.get_indexer([self.in_file["file"]])[0]
+        if code < 0:
+            return
+        mine = np.flatnonzero((files.codes == code) & df["started_at"].notna().to_numpy())
+        if not len(mine):
+            return
+        _, first = np.unique(df["_tcode"].to_numpy()[mine], return_index=True)
+        rows = mine[first]
+        nexts = pd.Series(_ns(df["started_at"].take(rows)), index=_plain_at(df["table_id"], rows).to_numpy())
+        next_at = held["table_id"].map(nexts)
+        found = next_at.notna().to_numpy()
+        if not found.any():
+            return
+        at = np.minimum(next_at[found].to_numpy(np.int64), held["prev"].to_numpy()[found]) + held["step"].to_numpy()[found]
+        moved = at != held["placed"].to_numpy()[found]
+        if moved.any():
+            self.ledger.move(held["_key"].to_numpy(np.uint64)[found][moved], at[moved])
+        self.in_file["waiting"] = held[~found].reset_index(drop=True)
 
     def _judge(self, ctx, rules) -> dict[str, CheckResult]:
         """The ``rules`` judged over the context's rounds: each one's counts, note or error,
@@ -1308,6 +1341,17 @@ class _Ledger:
         elif not live.all():
             self.gaps = self.gaps[live].reset_index(drop=True)
         np.maximum.at(self.latest, t, at)
+
+    def move(self, keys: np.ndarray, at: np.ndarray) -> None:
+        """The gaps ``keys`` placed at ``at`` (see ``_GameRun._placed_again``): every round is
+        judged again at the end after the round now just before it."""
+        if not len(self.gaps):
+            return
+        where = pd.Series(at, index=keys)
+        hit = np.isin(self.gaps["_key"].to_numpy(np.uint64), keys)
+        if hit.any():
+            self.gaps.loc[hit, "at"] = where.reindex(self.gaps["_key"].to_numpy(np.uint64)[hit]).to_numpy(np.int64)
+            self.inserted = True
 
     def restate(self, ctx, results: dict[str, CheckResult]) -> None:
         """What the rules found of rounds judged again (``_Sequel.waiting``), in their entries' stead."""
@@ -1895,7 +1939,8 @@ def _per_file(keys: np.ndarray, of_row: np.ndarray, df: pd.DataFrame, rows: np.n
     return _mixed(keys[of_row[idx]], _hashed(df["_file"], idx))
 
 
-def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = (), in_file: dict | None = None) -> pd.DataFrame:
+def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = (), in_file: dict | None = None,
+          waiting: list | None = None) -> pd.DataFrame:
     """(table_id, round_id, started_at) of each round of the ``rows`` (rejected for a fault
     of their own, of rounds not audited from another copy): such a round sits in its
     table's sequence (``checks.base.previous_rounds``). A round whose time is unreadable is
@@ -1906,7 +1951,16 @@ def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = (), in_file
     found = frame_rows(df[["table_id", "round_id", "started_at"]], at)
     untimed = found["started_at"].isna().to_numpy()
     if untimed.any():
-        found["started_at"] = _placed_by_the_file(df, at, untimed, found, previous, in_file or {})
+        found["started_at"], open_after, prev = _placed_by_the_file(df, at, untimed, found, previous, in_file or {})
+        if waiting is not None and open_after.any():
+            # (placed by the round before it in its file alone, the file going on in the next
+            # chunk: placed again once its next timed round is read, _GameRun._placed_again)
+            rows_open = np.flatnonzero(untimed)[open_after]
+            unit = df["started_at"].dt.unit
+            waiting.append(pd.DataFrame({
+                "table_id": _plain_at(found["table_id"], rows_open).to_numpy(dtype=object), "_key": _key_at(found, rows_open),
+                "prev": prev[open_after], "placed": _ns(found["started_at"].take(rows_open)),
+                "step": np.full(len(rows_open), int(pd.Timedelta(1, unit=unit).value), np.int64)}))
     placed = found["table_id"].notna() & found["round_id"].notna() & found["started_at"].notna()
     return found if placed.all() else found[placed].reset_index(drop=True)
 
@@ -1924,7 +1978,8 @@ def _timed_in_file(df: pd.DataFrame, held: dict) -> dict:
     files = df["_file"].astype("category").array
     last = files.codes[-1]
     name = files.categories[last]
-    tables = dict(held["tables"]) if held.get("file") == name else {}
+    going_on = held.get("file") == name
+    tables = dict(held["tables"]) if going_on else {}
     when = df["started_at"]
     mine = np.flatnonzero((files.codes == last) & when.notna().to_numpy())
     if len(mine):
@@ -1937,11 +1992,14 @@ def _timed_in_file(df: pd.DataFrame, held: dict) -> dict:
             table_id = ids[i]
             begun = tables.get(table_id)
             tables[table_id] = (times[i] if begun is None else begun[0], times[j])
-    return {"file": name, "tables": tables}
+    out = {"file": name, "tables": tables}
+    if going_on and "waiting" in held and len(held["waiting"]):
+        out["waiting"] = held["waiting"]
+    return out
 
 
 def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, found: pd.DataFrame,
-                        previous: list[dict], in_file: dict) -> pd.Series:
+                        previous: list[dict], in_file: dict) -> tuple[pd.Series, np.ndarray, np.ndarray]:
     """The times of the rounds ``found`` (their first rows are ``at``), those ``untimed`` (an
     unreadable start) given one from their file, by the clock's least step: between the
     timed rounds of their table next to them in their file (just after the earlier of the
@@ -1950,7 +2008,9 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
     chunks before (``previous``). (Not by another file's rounds, which depend on the chunks.)
     The round before it in its file is its neighbour whatever chunk it fell in (``in_file``,
     the file's rows read in the chunks before, see ``_timed_in_file``), and so is the file's
-    direction. A file gives a table's rounds in order, so the
+    direction; placed by that round alone while its file goes on in the next chunk, it is
+    placed again by the round after it there (returned: which rounds are so, and the time
+    of the round before each, UTC nanoseconds; see ``_GameRun._placed_again``). A file gives a table's rounds in order, so the
     round keeps its place in the table's sequence and the round after it is not compared
     across it (with the round before it: a false two-deck finding)."""
     times = found["started_at"]
@@ -2013,7 +2073,11 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
     out[untimed] = np.where(has_after & has_before, np.minimum(next_t, prev_t) + 1,
                             np.where(has_after, next_t - way, np.where(has_before, prev_t + way, last_known)))
     placed = pd.DatetimeIndex(out.view(f"M8[{unit}]")).tz_localize("UTC").tz_convert(tz)
-    return pd.Series(placed, index=times.index)
+    # Placed by the round before it alone while its file goes on (the chunk's last file): the
+    # next chunk may give the file's round after it, between which it sits (see _placed_again).
+    open_after = has_before & ~has_after & (file[k] == files.codes[-1])
+    prev_ns = pd.DatetimeIndex(np.where(has_before, prev_t, 0).view(f"M8[{unit}]")).as_unit("ns").asi8
+    return pd.Series(placed, index=times.index), open_after, prev_ns
 
 
 def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataFrame:
