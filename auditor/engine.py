@@ -1984,9 +1984,8 @@ def _timed_in_file(df: pd.DataFrame, held: dict) -> dict:
     mine = np.flatnonzero((files.codes == last) & when.notna().to_numpy())
     if len(mine):
         tcode = df["_tcode"].to_numpy()[mine]
-        _, first = np.unique(tcode, return_index=True)
-        _, from_end = np.unique(tcode[::-1], return_index=True)
-        ends = mine[len(mine) - 1 - from_end]
+        first = _first_of_each(tcode)
+        ends = mine[len(mine) - 1 - _first_of_each(tcode[::-1])]
         ids, times = df["table_id"].array, when.array
         for i, j in zip(mine[first].tolist(), ends.tolist()):  # (one per table)
             table_id = ids[i]
@@ -1996,6 +1995,19 @@ def _timed_in_file(df: pd.DataFrame, held: dict) -> dict:
     if going_on and "waiting" in held and len(held["waiting"]):
         out["waiting"] = held["waiting"]
     return out
+
+
+def _first_of_each(codes: np.ndarray) -> np.ndarray:
+    """The position of each code's first occurrence, in the order of the codes: from a
+    growing head of ``codes`` (a chunk's tables interleave, so a short one holds them all),
+    not a sort of the whole."""
+    wanted = int(np.count_nonzero(np.bincount(codes)))
+    size = 4096
+    while True:
+        _, first = np.unique(codes[:size], return_index=True)
+        if len(first) == wanted or size >= len(codes):
+            return first
+        size *= 4
 
 
 def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, found: pd.DataFrame,
