@@ -597,6 +597,7 @@ class _GameRun:
         self.unaudited_rounds = np.zeros(0, np.uint64)  # of the rounds rejected, no copy audited (sorted)
         self.card_faults_seen = np.zeros(0, np.uint64)  # see _new_card_faults (sorted)
         self.previous: list[dict] = []  # see _last_per_table
+        self.in_file: dict = {}  # see _timed_in_file
         self.per_profile: dict[str, CheckResult] = {}
         self.tables: dict[str, int] = {}
         # Only a later file's copy fills a gap (a copy later in the same file is a repeat of a
@@ -695,7 +696,13 @@ class _GameRun:
         self.rejects.append(rejects)
 
         unaudited = own & ~audited[rounds[1]]  # of rounds that no copy has had audited
-        gaps = _gaps(df, unaudited, self.previous)
+        waiting: list[pd.DataFrame] = []
+        gaps = _gaps(df, unaudited, self.previous, self.in_file, waiting if self.ledger is not None else None)
+        if self.ledger is not None and "waiting" in self.in_file:
+            self._placed_again(df)
+        self.in_file = _timed_in_file(df, self.in_file)
+        if waiting:
+            self.in_file["waiting"] = pd.concat([self.in_file.get("waiting"), *waiting], ignore_index=True)
         if unaudited.any():
             blamed = unaudited & ~self._refused_before(df, rounds, parts, unaudited)
             # (by the codes: the column as Python strings would be 40 ms a chunk)
@@ -756,6 +763,34 @@ class _GameRun:
                 seen[2] += wagered
                 seen[3], seen[4] = min(seen[3], lo), max(seen[4], hi)
         self.previous = _last_per_table(accepted.df, ctx.first, gaps, self.previous, game)
+
+    def _placed_again(self, df: pd.DataFrame) -> None:
+        """The gaps of the chunks before placed by the round before them in their file alone,
+        the file going on (``_gaps``' ``waiting``), placed as in one chunk once the chunk gives
+        the file's next timed round of their table: between the two, just after the earlier
+        (in a file newest first, not just before the round before it in the file, which put
+        another file's rounds between the two on the wrong side of the gap). Moved in the
+        ledger, whose sequence the rules are judged again by at the end (``_Ledger.settle``)."""
+        held = self.in_file["waiting"]
+        files = df["_file"].astype("category").array
+        code = files.categories.get_indexer([self.in_file["file"]])[0]
+        if code < 0:
+            return
+        mine = np.flatnonzero((files.codes == code) & df["started_at"].notna().to_numpy())
+        if not len(mine):
+            return
+        _, first = np.unique(df["_tcode"].to_numpy()[mine], return_index=True)
+        rows = mine[first]
+        nexts = pd.Series(_ns(df["started_at"].take(rows)), index=_plain_at(df["table_id"], rows).to_numpy())
+        next_at = held["table_id"].map(nexts)
+        found = next_at.notna().to_numpy()
+        if not found.any():
+            return
+        at = np.minimum(next_at[found].to_numpy(np.int64), held["prev"].to_numpy()[found]) + held["step"].to_numpy()[found]
+        moved = at != held["placed"].to_numpy()[found]
+        if moved.any():
+            self.ledger.move(held["_key"].to_numpy(np.uint64)[found][moved], at[moved])
+        self.in_file["waiting"] = held[~found].reset_index(drop=True)
 
     def _judge(self, ctx, rules) -> dict[str, CheckResult]:
         """The ``rules`` judged over the context's rounds: each one's counts, note or error,
@@ -1344,6 +1379,17 @@ class _Ledger:
         elif not live.all():
             self.gaps = self.gaps[live].reset_index(drop=True)
         np.maximum.at(self.latest, t, at)
+
+    def move(self, keys: np.ndarray, at: np.ndarray) -> None:
+        """The gaps ``keys`` placed at ``at`` (see ``_GameRun._placed_again``): every round is
+        judged again at the end after the round now just before it."""
+        if not len(self.gaps):
+            return
+        where = pd.Series(at, index=keys)
+        hit = np.isin(self.gaps["_key"].to_numpy(np.uint64), keys)
+        if hit.any():
+            self.gaps.loc[hit, "at"] = where.reindex(self.gaps["_key"].to_numpy(np.uint64)[hit]).to_numpy(np.int64)
+            self.inserted = True
 
     def restate(self, ctx, results: dict[str, CheckResult]) -> None:
         """What the rules found of rounds judged again (``_Sequel.waiting``), in their entries' stead."""
@@ -2033,7 +2079,8 @@ def _per_file(keys: np.ndarray, of_row: np.ndarray, df: pd.DataFrame, rows: np.n
     return _mixed(keys[of_row[idx]], _hashed(df["_file"], idx))
 
 
-def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = ()) -> pd.DataFrame:
+def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = (), in_file: dict | None = None,
+          waiting: list | None = None) -> pd.DataFrame:
     """(table_id, round_id, started_at) of each round of the ``rows`` (rejected for a fault
     of their own, of rounds not audited from another copy): such a round sits in its
     table's sequence (``checks.base.previous_rounds``). A round whose time is unreadable is
@@ -2044,19 +2091,78 @@ def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = ()) -> pd.D
     found = frame_rows(df[["table_id", "round_id", "started_at"]], at)
     untimed = found["started_at"].isna().to_numpy()
     if untimed.any():
-        found["started_at"] = _placed_by_the_file(df, at, untimed, found, previous)
+        found["started_at"], open_after, prev = _placed_by_the_file(df, at, untimed, found, previous, in_file or {})
+        if waiting is not None and open_after.any():
+            # (placed by the round before it in its file alone, the file going on in the next
+            # chunk: placed again once its next timed round is read, _GameRun._placed_again)
+            rows_open = np.flatnonzero(untimed)[open_after]
+            unit = df["started_at"].dt.unit
+            waiting.append(pd.DataFrame({
+                "table_id": _plain_at(found["table_id"], rows_open).to_numpy(dtype=object), "_key": _key_at(found, rows_open),
+                "prev": prev[open_after], "placed": _ns(found["started_at"].take(rows_open)),
+                "step": np.full(len(rows_open), int(pd.Timedelta(1, unit=unit).value), np.int64)}))
     placed = found["table_id"].notna() & found["round_id"].notna() & found["started_at"].notna()
     return found if placed.all() else found[placed].reset_index(drop=True)
 
 
+def _timed_in_file(df: pd.DataFrame, held: dict) -> dict:
+    """What a round with an unreadable time in the next chunk may need of its file's rounds
+    read so far: of the chunk's last file (the only one that may go on in the next chunk: files
+    are read one after another), per table, the time of its first and of its last row read
+    with a readable time (its direction and the round before in the file, see
+    ``_placed_by_the_file``): ``{"file": name, "tables": {table_id: (first, last)}}``, the
+    chunk's rows added to ``held`` where the file goes on from it. (A pass over one file's
+    rows of the chunk, for every chunk: which chunk will hold such a round is not known.)"""
+    if not len(df):
+        return held
+    files = df["_file"].astype("category").array
+    last = files.codes[-1]
+    name = files.categories[last]
+    going_on = held.get("file") == name
+    tables = dict(held["tables"]) if going_on else {}
+    when = df["started_at"]
+    mine = np.flatnonzero((files.codes == last) & when.notna().to_numpy())
+    if len(mine):
+        tcode = df["_tcode"].to_numpy()[mine]
+        first = _first_of_each(tcode)
+        ends = mine[len(mine) - 1 - _first_of_each(tcode[::-1])]
+        ids, times = df["table_id"].array, when.array
+        for i, j in zip(mine[first].tolist(), ends.tolist()):  # (one per table)
+            table_id = ids[i]
+            begun = tables.get(table_id)
+            tables[table_id] = (times[i] if begun is None else begun[0], times[j])
+    out = {"file": name, "tables": tables}
+    if going_on and "waiting" in held and len(held["waiting"]):
+        out["waiting"] = held["waiting"]
+    return out
+
+
+def _first_of_each(codes: np.ndarray) -> np.ndarray:
+    """The position of each code's first occurrence, in the order of the codes: from a
+    growing head of ``codes`` (a chunk's tables interleave, so a short one holds them all),
+    not a sort of the whole."""
+    wanted = int(np.count_nonzero(np.bincount(codes)))
+    size = 4096
+    while True:
+        _, first = np.unique(codes[:size], return_index=True)
+        if len(first) == wanted or size >= len(codes):
+            return first
+        size *= 4
+
+
 def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, found: pd.DataFrame,
-                        previous: list[dict]) -> pd.Series:
+                        previous: list[dict], in_file: dict) -> tuple[pd.Series, np.ndarray, np.ndarray]:
     """The times of the rounds ``found`` (their first rows are ``at``), those ``untimed`` (an
     unreadable start) given one from their file, by the clock's least step: between the
     timed rounds of their table next to them in their file (just after the earlier of the
     two), else beside the one there is, on the side the table's rounds run in the file (an
     export newest first runs back), else just after the table's round carried from the
-    chunks before (``previous``). (Not by another file's rounds, which depend on the chunks.) A file gives a table's rounds in order, so the
+    chunks before (``previous``). (Not by another file's rounds, which depend on the chunks.)
+    The round before it in its file is its neighbour whatever chunk it fell in (``in_file``,
+    the file's rows read in the chunks before, see ``_timed_in_file``), and so is the file's
+    direction; placed by that round alone while its file goes on in the next chunk, it is
+    placed again by the round after it there (returned: which rounds are so, and the time
+    of the round before each, UTC nanoseconds; see ``_GameRun._placed_again``). A file gives a table's rounds in order, so the
     round keeps its place in the table's sequence and the round after it is not compared
     across it (with the round before it: a false two-deck finding)."""
     times = found["started_at"]
@@ -2072,17 +2178,32 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
     prv, nxt = _nearest(timed)
     k = place[at[untimed]]
     after, before = np.minimum(nxt[k], n - 1), np.maximum(prv[k], 0)
-    file = df["_file"].astype("category").array.codes[order]
+    files = df["_file"].astype("category").array
+    file = files.codes[order]
     has_after = (nxt[k] < n) & (table[after] == table[k]) & (file[after] == file[k])
     has_before = (prv[k] >= 0) & (table[before] == table[k]) & (file[before] == file[k])
+    ids = found["table_id"].to_numpy()[untimed].tolist()
+
+    def ns(value) -> int:
+        return int(pd.Timestamp(value).as_unit(unit).asm8.astype(np.int64))
+
     carried = {r["table_id"]: r["started_at"] for r in previous if r["started_at"] is not pd.NaT}
-    last_known = np.array([pd.Timestamp(carried[t]).as_unit(unit).asm8.astype(np.int64) + 1 if t in carried else none
-                           for t in found["table_id"].to_numpy()[untimed].tolist()], np.int64)
-    # Each table's direction in its file (in the chunk): +1 where its timed rounds run forward,
-    # -1 back. (A table's rows of one file are one run in ``order``.)
+    last_known = np.array([ns(carried[t]) + 1 if t in carried else none for t in ids], np.int64)
+    # The file's rows of the table read in the chunks before, where the file goes on in this
+    # chunk (``in_file``, see ``_timed_in_file``): a file's round before it is its neighbour
+    # whatever chunk it fell in.
+    held_first, held_last = np.full(len(k), none), np.full(len(k), none)
+    going_on = files.categories.get_indexer([in_file.get("file")])[0] if in_file else -1
+    if going_on >= 0:
+        held = in_file["tables"]
+        mine = np.flatnonzero((file[k] == going_on) & np.isin(np.array(ids, dtype=object), list(held)))
+        for i in mine.tolist():  # (a few: the file's untimed rounds before its first timed one here)
+            held_first[i], held_last[i] = ns(held[ids[i]][0]), ns(held[ids[i]][1])
+    # Each table's direction in its file (from its first row read to its last): +1 where its
+    # timed rounds run forward, -1 back. (A table's rows of one file are one run in ``order``.)
     ends = np.flatnonzero(timed)
     group = table * (int(file.max()) + 1) + file
-    way = np.ones(len(k), np.int64)
+    first_t, last_t = held_first.copy(), held_last.copy()
     if len(ends):
         runs = group[ends]
         starts = np.r_[0, np.flatnonzero(runs[1:] != runs[:-1]) + 1]
@@ -2090,18 +2211,25 @@ def _placed_by_the_file(df: pd.DataFrame, at: np.ndarray, untimed: np.ndarray, f
         keys, by_key = runs[starts], np.argsort(runs[starts])
         at = np.minimum(np.searchsorted(keys[by_key], group[k]), len(keys) - 1)
         run = by_key[at]
-        back = vals[order[ends[stops[run]]]] < vals[order[ends[starts[run]]]]
-        way[(keys[run] == group[k]) & back] = -1
-    next_t, prev_t = vals[order[after]], vals[order[before]]
+        in_run = keys[run] == group[k]
+        first_t = np.where(in_run & (held_first == none), vals[order[ends[starts[run]]]], first_t)
+        last_t = np.where(in_run, vals[order[ends[stops[run]]]], last_t)
+    way = np.where((first_t != none) & (last_t < first_t), -1, 1)
+    next_t = vals[order[after]]
+    from_before = ~has_before & (held_last != none)
+    prev_t = np.where(from_before, held_last, vals[order[before]])
+    has_before |= from_before
     out = times.array.asi8.copy()
-    # (the round before it in time carried from the chunk before, where the chunk begins
-    # between the two: placed after it, as with both in one chunk)
-    after_carried = ~has_before & (last_known != none) & (~has_after | (last_known <= next_t))
+    # (where its file gives no timed round of its table so far, nor after it in the chunk:
+    # just after the table's round carried from the chunks before)
     out[untimed] = np.where(has_after & has_before, np.minimum(next_t, prev_t) + 1,
-                            np.where(after_carried, last_known, np.where(has_after, next_t - way,
-                                                                         np.where(has_before, prev_t + way, last_known))))
+                            np.where(has_after, next_t - way, np.where(has_before, prev_t + way, last_known)))
     placed = pd.DatetimeIndex(out.view(f"M8[{unit}]")).tz_localize("UTC").tz_convert(tz)
-    return pd.Series(placed, index=times.index)
+    # Placed by the round before it alone while its file goes on (the chunk's last file): the
+    # next chunk may give the file's round after it, between which it sits (see _placed_again).
+    open_after = has_before & ~has_after & (file[k] == files.codes[-1])
+    prev_ns = pd.DatetimeIndex(np.where(has_before, prev_t, 0).view(f"M8[{unit}]")).as_unit("ns").asi8
+    return pd.Series(placed, index=times.index), open_after, prev_ns
 
 
 def _card_faults(df: pd.DataFrame, card_text, card_rows: np.ndarray) -> pd.DataFrame:

@@ -1208,3 +1208,61 @@ def test_a_chunk_waits_for_the_next_batch_only_where_its_last_batch_goes_on_with
     assert given([batch("a", "1", "2"), batch("b", "2")], 1) == ([], 2)  # goes on: waits
     # (a file's last batch is its last round alone: c goes on with round 2, then ends with 3)
     assert given([batch("a", "1", "2"), batch("b", "2"), batch("c", "2"), batch("c", "3")], 1) == ([4], 1)
+
+
+@pytest.mark.parametrize("game", ["let-it-ride", "triple-shot"])
+@pytest.mark.parametrize("newest_first", [False, True])
+def test_a_round_whose_time_is_unreadable_is_placed_by_its_files_rounds_in_other_chunks(tmp_path, game, newest_first):
+    """One table's rounds in two files: a.csv gives all but every third round after a round
+    whose time is unreadable, b.csv those (and the first round, so that it is read first). In
+    one chunk each untimed round sits just after the round before it in its file, and the
+    round after it (b's) is not compared (it follows a gap). Where a chunk of a.csv began with
+    an untimed round, the round before it in a.csv was in the chunk before: the round was
+    placed after the table's latest round carried (b's round after it), so that b's round was
+    compared with a's round before the gap (two rounds apart, one deck: a false two-deck
+    finding, one per such chunk) and a's round after it was not. The file's rounds read in
+    earlier chunks place it now, as in one chunk; so too in a file newest first."""
+    log, _ = run(game, rounds=6000, seed=6, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    ids, rows = _table_rounds(frame)
+    frame = frame.loc[np.concatenate([rows[r] for r in ids])]
+    untimed, later = ids[3:-2:3], ids[4:-1:3]
+    a = frame[~frame["round_id"].isin([ids[0], *later])].copy()
+    a.loc[a["round_id"].isin(untimed), "started_at"] = "n/a"
+    if newest_first:
+        rank = {r: i for i, r in enumerate(pd.unique(a["round_id"])[::-1])}
+        a = a.assign(_r=a["round_id"].map(rank)).sort_values("_r", kind="stable").drop(columns="_r")
+    a.to_csv(tmp_path / "a.csv", index=False)
+    frame[frame["round_id"].isin([ids[0], *later])].to_csv(tmp_path / "b.csv", index=False)
+    reports = [audit([tmp_path / "a.csv", tmp_path / "b.csv"], profiles=PROFILES, chunk_rows=n)
+               for n in (10**9, 700, 50, 9)]
+    assert reports[0].findings.empty, reports[0].findings[["round_id", "code"]]
+    for report in reports[1:]:
+        assert report.findings.empty, report.findings[["round_id", "code"]]
+        assert _summary(report) == _summary(reports[0])
+
+
+@pytest.mark.parametrize(("game", "seed"), [("triple-shot", 2), ("let-it-ride", 3)])
+def test_rounds_spread_over_files_some_untimed_audit_alike_whatever_the_chunks(tmp_path, game, seed):
+    """A log's rounds spread at random over two to four files, six rounds of each file with an
+    unreadable time, some files newest first: the report is the same in chunks of any size.
+    (Each such round is placed by its own file's rounds, whatever chunk they fell in: on main,
+    Triple Shot's seed 2 gave a two-deck finding more in chunks of 700, 50 and 9 rows.)"""
+    log, _ = run(game, rounds=1000, seed=seed, faults=0.0, out=tmp_path / "log.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    rng = np.random.default_rng(seed)
+    key = frame["table_id"] + "|" + frame["round_id"]
+    rounds = pd.unique(key)
+    files = rng.integers(2, 5)
+    of = rng.integers(0, files, size=len(rounds))
+    of[0] = 0
+    for i in range(files):
+        part = frame[key.isin(rounds[of == i])].copy()
+        of_part = part["table_id"] + "|" + part["round_id"]
+        for k in rng.choice(pd.unique(of_part), size=min(6, of_part.nunique()), replace=False):
+            part.loc[of_part == k, "started_at"] = "n/a"
+        (part.iloc[::-1] if rng.random() < 0.3 else part).to_csv(tmp_path / f"f{i}.csv", index=False)
+    paths = [tmp_path / f"f{i}.csv" for i in range(files)]
+    reports = [audit(paths, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50, 9)]
+    for report in reports[1:]:
+        assert _summary(report) == _summary(reports[0])
