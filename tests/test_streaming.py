@@ -961,6 +961,16 @@ def test_a_round_only_a_later_file_gives_stands_between_a_filled_gap_and_the_rou
         assert _summary(report) == _summary(reports[0])
 
 
+
+def _found_alike_in_chunks(paths, expected: set, case: str) -> None:
+    """The findings (round, code) of ``paths`` in one chunk are ``expected``, and the report is
+    the same in chunks of 700, 50 and 9 rows."""
+    reports = [audit(paths, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50, 9)]
+    found = set(map(tuple, reports[0].findings[["round_id", "code"]].to_numpy()))
+    assert found == expected, (case, found)
+    for report in reports[1:]:
+        assert _summary(report) == _summary(reports[0]), case
+
 def _table_rounds(frame: pd.DataFrame):
     """(the ids of the first table's rounds in the log's order, the rows of each)."""
     table_id = frame["table_id"].iloc[0]
@@ -1004,12 +1014,7 @@ def test_a_round_only_a_later_file_gives_is_judged_in_its_place_whatever_the_chu
              "a gap": (b.assign(**{net: b[net].where(b.index != b.index[0], "S/ 1.00")}), set())}
     for case, (given, expected) in cases.items():
         given.to_csv(tmp_path / "b.csv", index=False)
-        reports = [audit([tmp_path / "a.csv", tmp_path / "b.csv"], profiles=PROFILES, chunk_rows=n)
-                   for n in (10**9, 700, 50, 9)]
-        found = set(map(tuple, reports[0].findings[["round_id", "code"]].to_numpy()))
-        assert found == expected, (case, found)
-        for report in reports[1:]:
-            assert _summary(report) == _summary(reports[0]), case
+        _found_alike_in_chunks([tmp_path / "a.csv", tmp_path / "b.csv"], expected, case)
 
 
 def test_the_ledgers_compressed_columns_give_back_what_they_were_given():
@@ -1053,12 +1058,7 @@ def test_a_round_a_later_file_gives_at_the_time_of_the_next_is_placed_by_its_rou
     for case, (a, given, expected) in cases.items():
         a.drop(rows[ids[21]]).to_csv(tmp_path / "a.csv", index=False)
         given.to_csv(tmp_path / "b.csv", index=False)
-        reports = [audit([tmp_path / "a.csv", tmp_path / "b.csv"], profiles=PROFILES, chunk_rows=n)
-                   for n in (10**9, 700, 50, 9)]
-        found = set(map(tuple, reports[0].findings[["round_id", "code"]].to_numpy()))
-        assert found == expected, (case, found)
-        for report in reports[1:]:
-            assert _summary(report) == _summary(reports[0]), case
+        _found_alike_in_chunks([tmp_path / "a.csv", tmp_path / "b.csv"], expected, case)
 
 
 @pytest.mark.parametrize("game", ["let-it-ride", "triple-shot"])
