@@ -587,9 +587,8 @@ class _GameRun:
         self.rejects: list[pd.DataFrame] = []
         self.rejected_records: dict[str, int] = {}
         self.audited_records: dict[str, int] = {}
-        self.totals = {"rounds": 0, "hands": 0, "wagered": 0}
-        self.file_totals: dict[str, list] = {}  # path -> [rounds, hands, wagered, first, last]
-        self.first = self.last = None
+        # path -> [rounds, hands, wagered, first, last]; the game's totals and period are their sums
+        self.file_totals: dict[str, list] = {}
         self.audited = np.zeros(0, np.uint64)  # hashes of the rounds audited (sorted)
         self.refused_files: set[str] = set()  # files with a record rejected for its own fault, of a round
         # that no copy had audited then nor an earlier file rejected (see AuditResult.unaudited)
@@ -740,19 +739,11 @@ class _GameRun:
                 self.sequel.fill(ctx, filled)
             self.sequel.keep(ctx, accepted)
 
-        times = accepted.df["started_at"]
-        if len(times):
-            lo, hi = times.min(), times.max()
-            self.first = lo if self.first is None else min(self.first, lo)
-            self.last = hi if self.last is None else max(self.last, hi)
         table_ids = accepted.df["table_id"].astype("category").array
         per_table = np.bincount(table_ids.codes[ctx.first], minlength=len(table_ids.categories))
         for table_id, count in zip(table_ids.categories, per_table.tolist()):
             if count:
                 self.tables[table_id] = self.tables.get(table_id, 0) + count
-        self.totals["rounds"] += int(ctx.n_rounds)
-        self.totals["hands"] += len(accepted.df)
-        self.totals["wagered"] += _wagered(accepted.df, p.wagers)
         for path, (rounds, hands, wagered, lo, hi) in _file_totals(accepted.df, ctx.first, p.wagers).items():
             seen = self.file_totals.get(path)
             if seen is None:
@@ -1071,6 +1062,7 @@ class _GameRun:
                       else "failed" if violations else "passed")
             rules.append(_outcome(rule, self.lang, status, checked, violations, note=error or note))
         found, self.findings = _finding_frame(self.findings), []  # the parts are freed at once
+        kept = self.file_totals.values()
         if settled:
             found = self._resettled(found, settled)
         found = found.sort_values(
@@ -1079,7 +1071,8 @@ class _GameRun:
         return {"rules": rules, "findings": found, "rejected": rejects, "rejected_records": self.rejected_records,
                 "audited_records": self.audited_records, "refused_files": self.refused_files,
                 "tables": self.tables, "file_totals": self.file_totals,
-                "first": self.first, "last": self.last, "totals": self.totals}
+                "first": min((f[3] for f in kept), default=None), "last": max((f[4] for f in kept), default=None),
+                "totals": {k: sum(f[i] for f in kept) for i, k in enumerate(("rounds", "hands", "wagered"))}}
 
 
 class _Sequel:
