@@ -1350,8 +1350,8 @@ class _Ledger:
              entries: tuple[np.ndarray, np.ndarray]) -> None:
         """The chunk's audited rounds (``ctx.rounds``, whose hashes are ``keys``: see
         ``_key_at``) and gaps kept, with what each rule found of each round: -1 not checked, 0
-        passed, 1 + the index of its reason. ``entries``: those of the rounds, then of the gaps
-        (``entries``)."""
+        passed, 1 + the index of its reason. ``entries``: the rounds' then the gaps' (table code,
+        time), as the method ``entries`` gave them for the chunk."""
         rounds = ctx.rounds
         n = len(rounds)
         t, at = entries[0][:n], entries[1][:n]
