@@ -1439,6 +1439,17 @@ def _three_days(tmp_path) -> list[Path]:
     return [day_log(tmp_path / "logs", n, rounds=60) for n in range(3)]
 
 
+def _a_new_day_after_two_audited(tmp_path, scheduler: str) -> list[Path]:
+    """Three days' logs, the first two audited by a batch run on ``scheduler``, the third then
+    written: a new file for the next run, with the day before it as its context."""
+    days = _three_days(tmp_path)
+    later = days[2].read_bytes()
+    days[2].unlink()
+    assert batch(tmp_path, tmp_path / "logs", scheduler=scheduler).exit_code in (0, 1)
+    days[2].write_bytes(later)
+    return days
+
+
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_a_task_that_raises_on_a_dask_worker_fails_its_files_not_the_run(tmp_path, monkeypatch, dask_cluster, lang):
     """A task that raised on the worker (a fault of the worker's installation) ended the batch in
@@ -1552,11 +1563,7 @@ def test_a_file_the_dask_workers_cannot_see_is_said_missing_there_not_here(tmp_p
 
     from auditor.batch import runner
 
-    days = _three_days(tmp_path)
-    later = days[2].read_bytes()
-    days[2].unlink()
-    assert batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address).exit_code in (0, 1)
-    days[2].write_bytes(later)
+    days = _a_new_day_after_two_audited(tmp_path, dask_cluster.scheduler_address)
     task_ = runner.audit_task
     hidden = days[2] if unseen == "the day" else days[1]
     aside = tmp_path / "aside"
@@ -1589,11 +1596,7 @@ def test_a_first_look_that_fails_on_a_dask_worker_fails_its_file(tmp_path, monke
     (so never the context of the day after). It fails (exit 3), and the next run audits it."""
     from auditor.batch import spans
 
-    days = _three_days(tmp_path)
-    later = days[2].read_bytes()
-    days[2].unlink()
-    assert batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address).exit_code in (0, 1)
-    days[2].write_bytes(later)
+    days = _a_new_day_after_two_audited(tmp_path, dask_cluster.scheduler_address)
     scan_ = spans.scan
 
     def broken(item):
