@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from auditor import engine
 from auditor.engine import _NO_TIME, _Packed, _PackedText, _chunks, _in_time_order, _read_ahead, audit
 from auditor.logs.schema import columns_of
 from auditor.logs.sources import open_source
@@ -1306,3 +1307,33 @@ def test_a_single_file_out_of_time_order_audits_alike_whatever_the_chunks(tmp_pa
         assert code not in set(reports[0].findings["code"])
     for n, report in zip((700, 50, 9), reports[1:]):
         assert _summary(report) == _summary(reports[0]), n
+
+
+@pytest.mark.parametrize("game", ["let-it-ride", "triple-shot"])
+@pytest.mark.parametrize("case", ["in time order", "some untimed", "newest first"])
+def test_a_single_file_is_read_again_only_when_out_of_time_order(tmp_path, monkeypatch, game, case):
+    """A game of one file keeps no ledger of its rounds (``engine._Watch``): the file is read
+    once, in any chunks, while it is in time order, also with rounds whose time is unreadable
+    among the rest (each placed where its file gives it). A file out of time order is read
+    again from its start with the ledger once a chunk shows it, and reports as in one chunk,
+    every record counted once."""
+    log, _ = run(game, rounds=1500, seed=5, faults=0.02, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    key = frame["table_id"] + "|" + frame["round_id"]
+    if case == "some untimed":
+        frame.loc[key.isin(pd.unique(key)[5::97]), "started_at"] = "n/a"
+    elif case == "newest first":
+        place = dict(zip(pd.unique(key)[::-1], range(len(key))))
+        frame = frame.iloc[np.argsort(key.map(place).to_numpy(), kind="stable")]
+    frame.to_csv(tmp_path / "log.csv", index=False)
+    whole = audit([tmp_path / "log.csv"], profiles=PROFILES, chunk_rows=10**9)
+    reads, kept = [], []
+    batches, keep = engine.Source.batches, engine._Ledger.keep
+    monkeypatch.setattr(engine.Source, "batches", lambda self, *a: reads.append(1) or batches(self, *a))
+    monkeypatch.setattr(engine._Ledger, "keep", lambda self, *a: kept.append(1) or keep(self, *a))
+    chunked = audit([tmp_path / "log.csv"], profiles=PROFILES, chunk_rows=50)
+    assert _summary(chunked) == _summary(whole)
+    if case == "newest first":
+        assert len(reads) == 2 and kept
+    else:
+        assert len(reads) == 1 and not kept

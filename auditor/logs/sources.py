@@ -33,7 +33,7 @@ import re
 import zlib
 from collections.abc import Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -119,6 +119,11 @@ class Source:
     @property
     def sha256(self) -> str:
         return self.digest.result()
+
+    def unread(self) -> Source:
+        """The source as it is before any of it is read: its file read again from the start,
+        counted and noted afresh."""
+        return replace(self, notes=list(self.notes), record_rejects=list(self.record_rejects))
 
     def batches(self, rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
         """Arrow tables of text with the game's columns plus _file, _line, _record and
