@@ -377,8 +377,9 @@ class ProfileSet:
 
     def assign(self, table_id: pd.Series, started_at: pd.Series) -> np.ndarray:
         """Index into ``self.profiles`` for each round: a dated table match beats an undated
-        one, which beats a dated default, which beats the undated default (index 0)."""
-        which = np.zeros(len(table_id), dtype=np.int16)
+        one, which beats a dated default, which beats the undated default (index 0). (As
+        ``intp``: an index of another type is converted at each of a chunk's lookups.)"""
+        which = np.zeros(len(table_id), dtype=np.intp)
         score = np.zeros(len(table_id), dtype=np.int8)
         dated = any(_dated(p) for p in self.profiles[1:])
         day = started_at.dt.tz_convert("America/Lima").dt.date if dated and len(started_at) else started_at

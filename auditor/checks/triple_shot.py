@@ -19,7 +19,7 @@ from ..games import poker
 from ..games import triple_shot as ts
 from ..logs.ingest import HandTable
 from ..profiles import ProfileSet
-from ..rowwise import rows_at
+from ..rowwise import cells, rows_at
 from .base import most_copies, positions_result, deck_alternation_result, reasons, GameContext, card_faults_result, pay_limit_result, capped_rounds, capped_pay_mismatch, capped_pay_result, prizes_paid, pays_less_above, CheckResult, group_any, letters_text, copies_evidence, limits_evidence, money_text, column_values, joined, repeated, seat_keys
 
 __all__ = ["LETTERS", "validate", "Context", "CHECKS", "BET_CODE"]
@@ -78,14 +78,18 @@ class Context(GameContext):
     def per_hand(self, fn, category: np.ndarray | None = None) -> np.ndarray:
         """``fn(profile)`` of each hand row's profile; with ``category``, the entry of each
         row's category in it (``fn`` gives a table of ratios by category)."""
-        table, of_row = np.stack([np.asarray(fn(p)) for p in self.profiles.profiles]), self.which[self.rid]
-        return rows_at(table, of_row) if category is None else table[of_row, category.astype(np.intp)]
+        table, of_row = np.stack([np.asarray(fn(p)) for p in self.profiles.profiles]), self.profile_of_hand
+        return rows_at(table, of_row) if category is None else cells(table, of_row, category)
+
+    @cached_property
+    def profile_of_hand(self) -> np.ndarray:
+        return self.which[self.rid]
 
     # --- the three games ----------------------------------------------------------------
     @cached_property
     def war(self) -> np.ndarray:
         tie_push = (self.param("war_tie", missing="lose_half") == "push")[self.rid]
-        return ts.war_settle(self.cards[:, 0], self.dealer[self.rid, 0], self.bet_war, tie_push)
+        return ts.war_settle(self.cards[:, 0], self.dealer[:, 0][self.rid], self.bet_war, tie_push)
 
     @cached_property
     def blackjack(self) -> tuple[np.ndarray, np.ndarray]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..cards import RANKS
 from ..compiled import kernel
+from ..rowwise import cells
 from . import poker
 
 __all__ = ["PAY_CATEGORIES", "DEFAULT_PAYTABLE", "DEFAULT_BONUS", "final_hands", "evaluate", "posted_ratios",
@@ -88,7 +89,7 @@ def pay_ratio(category: np.ndarray, pair: np.ndarray, ratios: np.ndarray, min_pa
     pair below the minimum (``min_pair``: rank index per row). ``ratios``: indexed by
     category, one table for every row, or one per pay table (P, 10) with ``which`` the table
     of each row."""
-    r = ratios[category] if which is None else ratios[which, category]
+    r = ratios[category] if which is None else cells(ratios, which, category)
     short_pair = (category == poker.ONE_PAIR) & (pair < min_pair)
     return np.where((r > 0) & ~short_pair, r, -1)
 
