@@ -607,6 +607,7 @@ class _GameRun:
         self.refused_files: set[str] = set()  # files with a record rejected for its own fault, of a round
         # that no copy had audited then nor an earlier file rejected (see AuditResult.unaudited)
         self.refused = np.zeros(0, np.uint64)  # of the rounds rejected, with their file's (sorted)
+        self.refused_rounds = np.zeros(0, np.uint64)  # the same rounds' own hashes (sorted)
         self.unaudited_rounds = np.zeros(0, np.uint64)  # of the rounds rejected, no copy audited (sorted)
         self.card_faults_seen = np.zeros(0, np.uint64)  # see _new_card_faults (sorted)
         self.previous: list[dict] = []  # see _last_per_table
@@ -1003,8 +1004,10 @@ class _GameRun:
         which of them were audited before (``_among``)."""
         keys, of_row = rounds
         repeat = known[of_row]
-        if len(self.refused):
-            repeat |= _held(self.refused, _per_file(keys, of_row, df))
+        if len(self.refused):  # (hashed with their files only for the rows of a round refused)
+            maybe = _held(self.refused_rounds, keys)[of_row]
+            if maybe.any():
+                repeat[maybe] |= _held(self.refused, _per_file(keys, of_row, df, maybe))
         if parts is not None:
             rkey = df["_rkey"].to_numpy()
             good = ~np.isin(rkey, np.unique(rkey[own]))
@@ -1027,6 +1030,7 @@ class _GameRun:
         self.audited = np.insert(self.audited, at[claimed & ~known], keys[claimed & ~known])
         refused = np.unique(_per_file(keys, of_row, df, ~audited))
         self.refused, _ = _with_new(self.refused, refused)
+        self.refused_rounds, _ = _with_new(self.refused_rounds, np.unique(keys[of_row[~audited]]))
         return claimed | known
 
     def finish(self, record_rejects: list[pd.DataFrame]) -> dict:
@@ -1905,6 +1909,9 @@ def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:
 def _named(values: pd.Series) -> np.ndarray:
     """Where a text field holds something: neither missing nor blank (a row rejected for
     another fault keeps its blank id as text)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):  # (by its categories, each once)
+        held = values.cat.categories.to_numpy(dtype=object) != ""
+        return np.r_[held, False][values.cat.codes.to_numpy()]
     plain = _plain_at(values, np.arange(len(values)))
     return (plain.notna() & (plain != "")).to_numpy(dtype=bool)
 
