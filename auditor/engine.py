@@ -127,12 +127,14 @@ def _the_file(path: Path) -> Path:
 def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[ProfileBase] = (),
           lang: str = "es", progress: Callable[[str], None] | None = None,
           chunk_rows: int = CHUNK_ROWS, encoding: str | None = None, delimiter: str | None = None,
-          exclude: Iterable[Path] = ()) -> AuditResult:
+          exclude: Iterable[Path] = (), counted: Iterable[Path] | None = None) -> AuditResult:
     """Audit every log under ``paths``. Logs are read in chunks of about ``chunk_rows``
     rows holding whole rounds, so memory stays bounded whatever the size of the input; the
     result is the same as a single pass over everything (see ``_GameRun``). ``encoding`` and
     ``delimiter`` override what is detected in each file (see ``logs.sources``); ``exclude``:
-    folders not looked in (see ``discover``)."""
+    folders not looked in (see ``discover``); ``counted``: the files whose rounds the rules'
+    counts (rounds checked, violations) count, where the others are read only for the rounds
+    before them (a batch's context); None, every file."""
     # The first call of compiled code loads numba's runtime (0.02-0.03 s, see
     # ``compiled._MachineCode``): done beside the scan of the files, not ahead of the first rows.
     began = time.perf_counter()
@@ -156,6 +158,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     unaudited: list[str] = []
     games = sorted(sources) if game is None else [game]
     game_seconds: dict[str, float] = {}
+    counted = None if counted is None else {path_text(Path(p)) for p in counted}
     for g in games:
         game_began = time.perf_counter()
         srcs = _in_time_order(sources.get(g, []))
@@ -164,10 +167,10 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
                                                                  delimiter=delimiter).batches()
         unread = [s.unread() for s in srcs] if len(srcs) == 1 else None
         try:
-            run, errors = _run_game(g, srcs, profiles, lang, chunk_rows, progress, reread)
+            run, errors = _run_game(g, srcs, profiles, lang, chunk_rows, progress, reread, counted)
         except _Disorder:  # (a file of one game out of time order: see _Watch)
             srcs = unread
-            run, errors = _run_game(g, srcs, profiles, lang, chunk_rows, None, reread, ledger=True)
+            run, errors = _run_game(g, srcs, profiles, lang, chunk_rows, None, reread, counted, ledger=True)
         outcome = run.finish([r for s in srcs for r in s.record_rejects])
         rules.extend(outcome["rules"])
         findings.append(outcome["findings"])
@@ -215,11 +218,12 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
 
 
 def _run_game(game: str, srcs: list[Source], profiles, lang: str, chunk_rows: int, progress,
-              reread: Callable[[str], Iterable[pa.Table]], ledger: bool = False) -> tuple[_GameRun, dict[str, str]]:
+              reread: Callable[[str], Iterable[pa.Table]], counted: set[str] | None,
+              ledger: bool = False) -> tuple[_GameRun, dict[str, str]]:
     """One game's files audited chunk by chunk: (the run, to be finished; each file's reading
-    error). ``ledger``: see ``_GameRun``."""
+    error). ``counted``, ``ledger``: see ``_GameRun``."""
     run = _GameRun(game, profiles, lang, line_rounds={str(s.path) for s in srcs if s.kind == "jsonl"},
-                   files=len(srcs), reread=reread, ledger=ledger)
+                   files=len(srcs), reread=reread, counted=counted, ledger=ledger)
     errors: dict[str, str] = {}
     chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress), run.prepare)
     try:
@@ -585,11 +589,13 @@ class _GameRun:
     """One game's audit, fed chunk by chunk. Everything a rule needs beyond its own round is
     carried between chunks: the rounds already seen (a round id seen again is rejected, not
     audited twice) and each table's last round (rules that compare a round with the table's
-    previous one, such as the alternation of decks)."""
+    previous one, such as the alternation of decks). ``counted``: the names of the files
+    whose rounds the rules' counts count (see ``audit``), None for all."""
 
     def __init__(self, game: str, profiles, lang: str, line_rounds: set[str] = frozenset(), *, files: int,
-                 reread: Callable[[str], Iterable[pa.Table]] | None = None, ledger: bool = False):
-        self.game, self.lang = game, lang
+                 reread: Callable[[str], Iterable[pa.Table]] | None = None, counted: set[str] | None = None,
+                 ledger: bool = False):
+        self.game, self.lang, self.counted = game, lang, counted
         self.line_rounds = line_rounds  # files whose every record (a JSONL line) is a round by itself
         self.plugin = plugin(game)
         self.profiles = ProfileSet(game, list(profiles))
@@ -808,6 +814,7 @@ class _GameRun:
         p = self.plugin
         violated, results = [], {}
         unknown: dict[str, tuple[np.ndarray, set[str]] | None] = {}  # see _where_known
+        inside = None if self.counted is None else _of_files(ctx.rounds, self.counted)  # see _count
         for rule in rules:
             try:
                 result = p.checks[rule.code](ctx)
@@ -815,7 +822,7 @@ class _GameRun:
                 self.stats[rule.code][3] = t("note.check_crashed", self.lang, detail=f"{type(exc).__name__}: {exc}")
                 continue
             if rule.needs:
-                result = self._where_known(rule, result, ctx, unknown)
+                result = self._where_known(rule, result, ctx, unknown, inside)
             results[rule.code] = result
             if result.per_profile:
                 # The same profiles in every chunk: one verdict over all of them, at the end.
@@ -823,23 +830,38 @@ class _GameRun:
                 applies = result.applies if seen is None else seen.applies | result.applies
                 self.per_profile[rule.code] = replace(result, applies=applies, violates=result.violates)
                 continue
-            self.stats[rule.code][0] += _rounds_checked(result)
-            violations = int(result.violates.sum())
+            checked, violations = self._count(result, inside)
+            self.stats[rule.code][0] += checked
             self.stats[rule.code][1] += violations
             if result.note and not self.stats[rule.code][2]:
                 self.stats[rule.code][2] = t(result.note, self.lang)
-            if violations:
+            if result.violates.any():
                 violated.append((rule, result))
         if violated:
             self.findings.append(_findings(violated, self.lang))
         return results
+
+    def _count(self, result: CheckResult, inside: np.ndarray | None) -> tuple[int, int]:
+        """(rounds checked, violations) of ``result``: of the rounds of the files counted only,
+        where ``inside`` (of each round of the result's context) says which those are. A
+        violation is counted by the file of its row, as its finding is kept by it (a round cut
+        across two files is the first file's round)."""
+        if inside is None:
+            return _rounds_checked(result), int(result.violates.sum())
+        own = _of_files(result.frame, self.counted)
+        violations = int((result.violates & own).sum())
+        if result.rounds_checked is not None:  # (the card faults': every round of the context and its rows)
+            return int(inside.sum()) + int((result.applies & own).sum()), violations
+        if result.round_index is None:
+            return int((result.applies & own).sum()), violations
+        return _rounds_checked(replace(result, applies=result.applies & inside[result.round_index])), violations
 
     def _settle(self) -> dict[str, dict]:
         """The rules over consecutive rounds judged again where a later file gave a round
         before its table's latest (``_Ledger.settle``): their counts corrected, and the
         findings on rounds now found at fault made (``_found_again``). Returns what
         ``_resettled`` changes in the findings."""
-        settled = self.ledger.settle()
+        settled = self.ledger.settle(self.counted)
         rules = {r.code: r for r in self.ledger.rules}
         for code, change in settled.items():
             self.stats[code][0] += change["checked"]
@@ -925,10 +947,10 @@ class _GameRun:
                     found.loc[hit, "message"] = [finding_message(titles[code], k, self.lang) for k in key.tolist()]
         return found[~drop].reset_index(drop=True) if drop.any() else found
 
-    def _where_known(self, rule, result: CheckResult, ctx, unknown: dict) -> CheckResult:
+    def _where_known(self, rule, result: CheckResult, ctx, unknown: dict, inside: np.ndarray | None) -> CheckResult:
         """``result`` without the rounds whose file lacks a column the rule compares while the
-        round shows it in use (``_unknown_rounds``), which are counted for the rule's note.
-        ``unknown`` holds each column's rounds for the chunk's other rules."""
+        round shows it in use (``_unknown_rounds``), which are counted for the rule's note
+        (see ``_count``). ``unknown`` holds each column's rounds for the chunk's other rules."""
         off = np.zeros(ctx.n_rounds, bool)
         for name in rule.needs:
             if name not in unknown:
@@ -941,7 +963,7 @@ class _GameRun:
         if not off.any():
             return result
         skipped = result.applies & off[result.round_index]
-        self.unchecked[rule.code][0] += _rounds_checked(replace(result, applies=skipped))
+        self.unchecked[rule.code][0] += self._count(replace(result, applies=skipped), inside)[0]
         return replace(result, applies=result.applies & ~skipped)
 
     def _refused_before(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
@@ -1437,13 +1459,13 @@ class _Ledger:
         ids = as_large_string(part["round_id"].get().take(pa.array(idx)))
         return _mixed(names[part["t"].get()[idx].astype(np.int64)], _text_hashes(*buffers(ids)))
 
-    def settle(self) -> dict[str, dict]:
+    def settle(self, counted: set[str] | None = None) -> dict[str, dict]:
         """Per rule: the change of its rounds checked and violations (``checked``,
-        ``violations``) once each round is judged after the round just before it among all
-        kept, and the rounds whose finding is to be withdrawn (``gone``: table codes, round
-        ids), said with another reason (``reason``: table codes, round ids, reason indices) or
-        made (``new``: a frame of t, round_id, file). Empty where no round came at or before
-        its table's latest."""
+        ``violations``; of the rounds of the files ``counted`` only, unless None) once each
+        round is judged after the round just before it among all kept, and the rounds whose
+        finding is to be withdrawn (``gone``: table codes, round ids), said with another reason
+        (``reason``: table codes, round ids, reason indices) or made (``new``: a frame of t,
+        round_id, file). Empty where no round came at or before its table's latest."""
         if not self.inserted or not self.parts:
             return {}
         n = sum(p["n"] for p in self.parts)
@@ -1479,8 +1501,11 @@ class _Ledger:
             w, v = was[changed], now[changed]
             rid = self._texts(changed)
             gone, other, new = (w >= 1) & (v < 1), (w >= 1) & (v >= 1), (w < 1) & (v >= 1)
+            mine = (np.ones(len(changed), bool) if counted is None
+                    else np.isin(file[changed], [self.files[f] for f in counted if f in self.files]))
             out[rule.code] = {
-                "checked": int((v >= 0).sum() - (w >= 0).sum()), "violations": int((v >= 1).sum() - (w >= 1).sum()),
+                "checked": int(((v >= 0) & mine).sum() - ((w >= 0) & mine).sum()),
+                "violations": int(((v >= 1) & mine).sum() - ((w >= 1) & mine).sum()),
                 "gone": (t[changed][gone], rid[gone]), "reason": (t[changed][other], rid[other], v[other] - 1),
                 "new": pd.DataFrame({"t": t[changed][new], "round_id": rid[new], "file": file[changed][new]})}
         return out
@@ -2313,6 +2338,12 @@ def _first_of_each_round(df: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     idx = np.flatnonzero(rows)
     _, first = np.unique(df["_rkey"].to_numpy()[idx], return_index=True)
     return idx[np.sort(first)]
+
+
+def _of_files(frame: pd.DataFrame, names: set[str]) -> np.ndarray:
+    """Which rows of ``frame`` are of the files ``names`` (by its ``_file`` column)."""
+    files = frame["_file"].astype("category").array
+    return np.r_[files.categories.isin(list(names)), False][files.codes]
 
 
 def _rounds_checked(result: CheckResult) -> int:

@@ -365,6 +365,35 @@ def test_a_runs_report_counts_the_rounds_of_the_files_it_records_not_of_their_co
     assert _totals(_summary(out, 3)) == (0, 0, "0.00", {"first": None, "last": None})
 
 
+def _checked(rules) -> dict[str, tuple[int, int]]:
+    """(rounds checked, violations) of each rule judged over rounds (TS-PAYTABLE is judged over
+    the profiles, once per audit, whatever its rounds)."""
+    return {r["code"] if isinstance(r, dict) else r.code:
+            (r["rounds_checked"], r["violations"]) if isinstance(r, dict) else (r.rounds_checked, r.violations)
+            for r in rules if (r["code"] if isinstance(r, dict) else r.code) != "TS-PAYTABLE"}
+
+
+def test_a_runs_rule_counts_are_of_the_files_it_records_not_of_their_context(tmp_path):
+    """A new day is audited with the day before it read as context: the rules counted that day's
+    rounds as checked too (each rule's rounds checked of the run were its own and the day
+    before's). Each run counts its own files' rounds: the runs add up to the audit of every day
+    at once, rule by rule, as the findings and the rounds audited do."""
+    logs = tmp_path / "logs"
+    days = [day_log(logs, n, rounds=60) for n in range(3)]
+    later = days[2].read_bytes()
+    days[2].unlink()
+    out = tmp_path / "out"
+    batch(tmp_path, logs)
+    days[2].write_bytes(later)
+    batch(tmp_path, logs)
+    profiles = load_profiles([PROFILES])
+    two, three = (_checked(audit(days[:n], profiles=profiles).rules) for n in (2, 3))
+    first, second = (_checked(_summary(out, n)["rules"]) for n in (1, 2))
+    assert first == two
+    assert {code: (a + c, b + d) for code, (a, b) in first.items() for c, d in [second[code]]} == three
+    assert any(checked for checked, _ in second.values()) and any(v for _, v in second.values())
+
+
 def test_local_processes_give_the_same_ledger(tmp_path):
     logs = tmp_path / "logs"
     for n in range(6):

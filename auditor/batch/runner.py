@@ -102,8 +102,9 @@ def audit_task(task: Task) -> dict:
     from ..engine import audit
     from ..logs.files import path_text
 
+    # (the rules count the rounds of the task's files only: its context's are not audited by it)
     result = audit([Path(p) for p in (*task.files, *task.context)], profiles=list(task.profiles),
-                   lang=task.lang)
+                   lang=task.lang, counted=[Path(p) for p in task.files])
     # (the audit names a file by its name as text: ``files.path_text``)
     mine = {path_text(p) for p in task.files}
     inputs = {i.path: i for i in result.inputs}
