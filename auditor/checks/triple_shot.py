@@ -96,7 +96,7 @@ class Context(GameContext):
         r = self.rid
         pays = self.per_hand(lambda p: p.bj_pays)
         charlie = self.param("six_card_charlie")[r].astype(bool)
-        return ts.bj_settle(cards=self.cards, count=self.bjc, dealer=self.dealer.take(r, axis=0), dealer_count=self.dbc[r],
+        return ts.bj_settle(cards=self.cards, count=self.bjc, dealer=self.dealer, dealer_count=self.dbc, of_round=r,
                             bet=self.bet_bj, double=self.double, bj_pays=(pays[:, 0], pays[:, 1]),
                             charlie=charlie)
 

@@ -46,14 +46,18 @@ def bj_count(hits: np.ndarray, doubles: np.ndarray) -> np.ndarray:
     return (2 + hits + doubles).astype(np.int16)
 
 
-def bj_settle(*, cards, count, dealer, dealer_count, bet, double, bj_pays, charlie):
+def bj_settle(*, cards, count, dealer, dealer_count, bet, double, bj_pays, charlie, of_round=None):
     """(expected net céntimos × SCALE, bj.Outcome) of each Black Jack bet, by the Pot Luck
     settlement (bj.settle_main). A six-card hand of 21 or less wins 1:1 where the profile
-    posts six_card_charlie, unless the dealer has Black Jack."""
+    posts six_card_charlie, unless the dealer has Black Jack. ``dealer`` and
+    ``dealer_count`` are of each round, ``of_round`` the round of each hand (None: they are
+    of each hand): the dealer's hand is valued once per round."""
     total = bj.totals(cards, count)[0]
     natural = (count == 2) & (total == 21)
     dtotal = bj.totals(dealer, dealer_count)[0]
     dnatural = (bj.totals(dealer[:, :2])[0] == 21) & (dealer_count >= 2)
+    if of_round is not None:
+        dtotal, dnatural = dtotal[of_round], dnatural[of_round]
     zero = np.zeros(len(bet), dtype=bool)
     net, outcome = bj.settle_main(player_total=total, player_natural=natural, dealer_total=dtotal,
                                   dealer_natural=dnatural, bet=bet, double=double, surrendered=zero,
