@@ -1545,7 +1545,7 @@ def test_a_dask_result_of_another_version_fails_its_files(tmp_path, monkeypatch,
     monkeypatch.setattr(runner, "audit_task", older)
     out = batch(tmp_path, tmp_path / "logs", scheduler=dask_cluster.scheduler_address, lang="en")
     assert out.exit_code == 3 and out.audited == []
-    assert out.failed == [(str(d.resolve()), t("batch.task_foreign", "en")) for d in days]
+    assert out.failed == [(str(d.resolve()), t("batch.task_foreign", "en", error="judged_by")) for d in days]
 
 
 def _of_a_module_this_version_lacks():
@@ -1559,11 +1559,13 @@ class _Undecodable:
         return _of_a_module_this_version_lacks, ()
 
 
-def test_a_dask_result_this_version_cannot_decode_fails_its_files_not_the_run(tmp_path, monkeypatch):
+def test_a_dask_result_this_version_cannot_decode_fails_its_files_not_the_run(tmp_path, monkeypatch, caplog):
     """A worker of another version gives back a result whose unpickling fails on the client (a
     class this version lacks): the batch said the scheduler lost (exit 2, nothing recorded).
-    The task's files fail as given back by another version (exit 3), the next run audits them.
-    (The cluster speaks TCP: in-process, Dask hands results over without pickling them.)"""
+    The task's files fail as given back by another version, the error quoted (exit 3), the next
+    run audits them; Dask's own «Failed to deserialize» (CRITICAL, a traceback before the
+    batch's line) is not logged. (The cluster speaks TCP: in-process, Dask hands results over
+    without pickling them.)"""
     distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed")
     from auditor.batch import runner
 
@@ -1574,7 +1576,9 @@ def test_a_dask_result_this_version_cannot_decode_fails_its_files_not_the_run(tm
                                   protocol="tcp://") as cluster:
         out = batch(tmp_path, tmp_path / "logs", scheduler=cluster.scheduler_address, lang="en")
         assert out.exit_code == 3 and out.audited == []
-        assert out.failed == [(str(d.resolve()), t("batch.task_foreign", "en")) for d in days]
+        error = "ModuleNotFoundError: No module named 'auditor.newer'"
+        assert out.failed == [(str(d.resolve()), t("batch.task_foreign", "en", error=error)) for d in days]
+        assert not [r for r in caplog.records if r.getMessage().startswith("Failed to deserialize")]
         monkeypatch.setattr(runner, "audit_task", task_)
         again = batch(tmp_path, tmp_path / "logs", scheduler=cluster.scheduler_address)
     assert again.exit_code == 1 and again.audited == sorted(str(d.resolve()) for d in days)

@@ -84,6 +84,39 @@ class _ClientLog(logging.Filter):
             self.said, self.held = True, None
 
 
+class _Undecoded(logging.Filter):
+    """Dask's «Failed to deserialize» of a result that comes back while the batch gathers its
+    tasks (``distributed.protocol.pickle``: INFO, with the pickled bytes;
+    ``distributed.protocol.core``: CRITICAL, with the traceback of the unpickling): held;
+    dropped once the batch says a result came back that this version cannot read
+    (``batch.task_foreign``, which quotes the error), let through as it came otherwise. (Dask
+    logs them from its client's own thread, before the task's result raises here.)"""
+
+    LOGGERS = ("distributed.protocol.pickle", "distributed.protocol.core")
+
+    def __init__(self):
+        super().__init__()
+        self.lock = threading.Lock()
+        self.held: list[logging.LogRecord] | None = None  # (None: let through)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        with self.lock:
+            if self.held is None or not record.getMessage().startswith("Failed to deserialize"):
+                return True
+            self.held.append(record)
+            return False
+
+    def hold(self) -> None:
+        with self.lock:
+            self.held = []
+
+    def release(self, said: bool) -> None:
+        with self.lock:
+            held, self.held = self.held or [], None
+        for record in [] if said else held:
+            logging.getLogger(record.name).handle(record)
+
+
 class DaskExecutor:
     def __init__(self, address, lang: str = "es", timeout: float = 20):
         from ..i18n import t
@@ -100,20 +133,27 @@ class DaskExecutor:
                                error=_reason(exc, lang, timeout))) from None
         self.address, self.lang = address, lang
         self.name = f"dask:{address}"
-        self.log = _ClientLog()
+        self.log, self.undecoded = _ClientLog(), _Undecoded()
         logging.getLogger("distributed.client").addFilter(self.log)
+        for name in _Undecoded.LOGGERS:
+            logging.getLogger(name).addFilter(self.undecoded)
 
     def map(self, fn, items):
         items = list(items)
         if not items:
             return []
         self.log.hold()
+        self.undecoded.hold()
+        foreign: list[bool] = []
         try:
-            return self._gathered(self.client.map(fn, items, pure=False))
+            return self._gathered(self.client.map(fn, items, pure=False), foreign)
         finally:
             self.log.release()
+            self.undecoded.release(said=any(foreign))
 
-    def _gathered(self, futures) -> list:
+    def _gathered(self, futures, foreign: list[bool]) -> list:
+        """The futures' results, in order; ``foreign`` is told of each result that came back
+        from another version."""
         from asyncio import CancelledError
 
         from ..i18n import t
@@ -133,7 +173,8 @@ class DaskExecutor:
                     # The task ended on its worker, but its result does not unpickle here (a
                     # worker of another version gave back classes this one lacks): not the
                     # scheduler lost (Dask's comms fail with an OSError, CommClosedError)
-                    out.append(TaskFailed(t("batch.task_foreign", self.lang)))
+                    out.append(TaskFailed(t("batch.task_foreign", self.lang, error=f"{type(exc).__name__}: {exc}"[:300])))
+                    foreign.append(True)
                     continue
                 if future.status != "error":  # cancelled: the client lost its scheduler
                     self.log.scheduler_lost()
@@ -148,3 +189,5 @@ class DaskExecutor:
         except (OSError, TimeoutError):
             pass
         logging.getLogger("distributed.client").removeFilter(self.log)
+        for name in _Undecoded.LOGGERS:
+            logging.getLogger(name).removeFilter(self.undecoded)

@@ -650,8 +650,16 @@ def _only(res, paths: set[str]):
 def _audited(ex, tasks: list[Task], lang: str) -> list[tuple]:
     """(task, its result) for each of ``tasks``, audited by ``ex``: a ``TaskFailed`` where the
     task failed on a cluster or gave a result of another version (``_whole``)."""
-    return [(task, res if isinstance(res, TaskFailed) or _whole(res) else TaskFailed(_t("batch.task_foreign", lang)))
+    return [(task, res if isinstance(res, TaskFailed) or _whole(res) else
+             TaskFailed(_t("batch.task_foreign", lang, error=_unlike(res))))
             for task, res in zip(tasks, ex.map(audit_task, tasks))]
+
+
+def _unlike(res) -> str:
+    """How a task's result differs from this version's (see ``_whole``), for whoever mends it."""
+    if not isinstance(res, dict):
+        return type(res).__name__
+    return ", ".join(sorted(RESULT_KEYS - res.keys()))
 
 
 def _whole(res) -> bool:
