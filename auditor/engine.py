@@ -266,9 +266,11 @@ def _in_time_order(sources: list[Source]) -> list[Source]:
 def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, progress):
     """Concatenated batches of whole rounds, about ``chunk_rows`` rows each. The first is
     about an eighth of that, so that the auditing thread waits less for the reader to start.
-    The last comes in two halves, so that less is left to audit once the reading ends: the
-    first half is audited while the second is typed. (A chunk is given once a quarter of one
-    has been read after it: the last one is then known.) A round that one file ends and the
+    The last comes in halves of halves (down to a quarter of a chunk), so that less is left to
+    audit once the reading ends: each piece is audited while the next is typed, and the
+    auditing thread, which the reader stays up to two chunks ahead of, is left with small
+    pieces. (A chunk is given once a quarter of one has been read after it: the last one is
+    then known.) A round that one file ends and the
     next begins stays in one chunk (see ``_give``)."""
     pending: list[pa.Table] = []
     size, quarter, started = 0, max(1, chunk_rows // 4), False
@@ -297,7 +299,7 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
                     size -= yield from _give(pending, chunk_rows)
         except InputError as exc:
             errors[src.name] = exc.text(lang)
-    if size > quarter:  # the last chunk, in halves
+    while size > quarter:  # the last chunk, in halves of halves
         size -= yield from _give(pending, size // 2, more=False)
         started = True
     if pending:
