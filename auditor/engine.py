@@ -270,8 +270,8 @@ def _chunks(sources: list[Source], chunk_rows: int, errors: dict, lang: str, pro
     audit once the reading ends: each piece is audited while the next is typed, and the
     auditing thread, which the reader stays up to two chunks ahead of, is left with small
     pieces. (A chunk is given once a quarter of one has been read after it: the last one is
-    then known.) A round that one file ends and the
-    next begins stays in one chunk (see ``_give``)."""
+    then known.) A round that one file ends and the next begins stays in one chunk (see
+    ``_give``)."""
     pending: list[pa.Table] = []
     size, quarter, started = 0, max(1, chunk_rows // 4), False
     several = len(sources) > 1  # a chunk then leaves a batch after it: it may go on with its last round
