@@ -169,6 +169,8 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
         try:
             run, errors = _run_game(g, srcs, profiles, lang, chunk_rows, progress, reread, counted)
         except _Disorder:  # (a file of one game out of time order: see _Watch)
+            run = None
+        if run is None:  # (out of the handler, whose traceback holds the first pass's run)
             srcs = unread
             run, errors = _run_game(g, srcs, profiles, lang, chunk_rows, None, reread, counted, ledger=True)
         outcome = run.finish([r for s in srcs for r in s.record_rejects])
