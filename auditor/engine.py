@@ -161,7 +161,7 @@ def audit(paths: Iterable[Path], *, game: str | None = None, profiles: list[Prof
     counted = None if counted is None else {path_text(Path(p)) for p in counted}
     for g in games:
         game_began = time.perf_counter()
-        srcs = _in_time_order(sources.get(g, []))
+        srcs = _in_time_order(sources.pop(g, []))
         by_name = {s.name: s.path for s in srcs}
         reread = lambda name, by_name=by_name, g=g: open_source(by_name[name], g, encoding=encoding,  # noqa: E731
                                                                  delimiter=delimiter).batches()
@@ -852,12 +852,11 @@ class _GameRun:
         across two files is the first file's round)."""
         if inside is None:
             return _rounds_checked(result), int(result.violates.sum())
-        own = _of_files(result.frame, self.counted)
-        violations = int((result.violates & own).sum())
+        violations = int(_of_files(result.frame, self.counted, np.flatnonzero(result.violates)).sum())
         if result.rounds_checked is not None:  # (the card faults': every round of the context and its rows)
-            return int(inside.sum()) + int((result.applies & own).sum()), violations
+            return int(inside.sum()) + int(_of_files(result.frame, self.counted, np.flatnonzero(result.applies)).sum()), violations
         if result.round_index is None:
-            return int((result.applies & own).sum()), violations
+            return int(_of_files(result.frame, self.counted, np.flatnonzero(result.applies)).sum()), violations
         return _rounds_checked(replace(result, applies=result.applies & inside[result.round_index])), violations
 
     def _settle(self) -> dict[str, dict]:
@@ -1549,8 +1548,8 @@ class _Ledger:
 
 
 class _Disorder(Exception):
-    """A game's file gives a round at or before its table's latest round of an earlier chunk
-    (see ``_Watch``)."""
+    """A game's file gives a round (or a gap) at or before its table's latest of an earlier
+    chunk, or places a gap of an earlier chunk again (see ``_Watch``)."""
 
 
 class _Watch(_Ledger):
@@ -2366,10 +2365,12 @@ def _first_of_each_round(df: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     return idx[np.sort(first)]
 
 
-def _of_files(frame: pd.DataFrame, names: set[str]) -> np.ndarray:
-    """Which rows of ``frame`` are of the files ``names`` (by its ``_file`` column)."""
+def _of_files(frame: pd.DataFrame, names: set[str], rows: np.ndarray | None = None) -> np.ndarray:
+    """Which rows of ``frame`` (those at ``rows``, or all) are of the files ``names`` (by its
+    ``_file`` column)."""
     files = frame["_file"].astype("category").array
-    return np.r_[files.categories.isin(list(names)), False][files.codes]
+    codes = files.codes if rows is None else files.codes[rows]
+    return np.r_[files.categories.isin(list(names)), False][codes]
 
 
 def _rounds_checked(result: CheckResult) -> int:

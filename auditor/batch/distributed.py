@@ -88,9 +88,10 @@ class _Undecoded(logging.Filter):
     """Dask's «Failed to deserialize» of a result that comes back while the batch gathers its
     tasks (``distributed.protocol.pickle``: INFO, with the pickled bytes;
     ``distributed.protocol.core``: CRITICAL, with the traceback of the unpickling): held;
-    dropped once the batch says a result came back that this version cannot read
-    (``batch.task_foreign``, which quotes the error), let through as it came otherwise. (Dask
-    logs them from its client's own thread, before the task's result raises here.)"""
+    of each logger, as many dropped as the batch says results came back that this version
+    cannot read (``batch.task_foreign``, which quotes the error), the others let through as
+    they came. (Dask logs them from its client's own thread, before the task's result raises
+    here.)"""
 
     LOGGERS = ("distributed.protocol.pickle", "distributed.protocol.core")
 
@@ -101,7 +102,8 @@ class _Undecoded(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         with self.lock:
-            if self.held is None or not record.getMessage().startswith("Failed to deserialize"):
+            # (by the message's format: its arguments are the pickled bytes)
+            if self.held is None or not (isinstance(record.msg, str) and record.msg.startswith("Failed to deserialize")):
                 return True
             self.held.append(record)
             return False
@@ -110,10 +112,14 @@ class _Undecoded(logging.Filter):
         with self.lock:
             self.held = []
 
-    def release(self, said: bool) -> None:
+    def release(self, said: int) -> None:
         with self.lock:
             held, self.held = self.held or [], None
-        for record in [] if said else held:
+        dropped = dict.fromkeys(self.LOGGERS, 0)
+        for record in held:
+            if dropped[record.name] < said:
+                dropped[record.name] += 1
+                continue
             logging.getLogger(record.name).handle(record)
 
 
@@ -144,16 +150,18 @@ class DaskExecutor:
             return []
         self.log.hold()
         self.undecoded.hold()
-        foreign: list[bool] = []
+        foreign: list = []
         try:
             return self._gathered(self.client.map(fn, items, pure=False), foreign)
         finally:
-            self.log.release()
-            self.undecoded.release(said=any(foreign))
+            try:
+                self.log.release()
+            finally:
+                self.undecoded.release(said=len(foreign))
 
-    def _gathered(self, futures, foreign: list[bool]) -> list:
-        """The futures' results, in order; ``foreign`` is told of each result that came back
-        from another version."""
+    def _gathered(self, futures, foreign: list) -> list:
+        """The futures' results, in order; ``foreign`` is given each that came back from another
+        version."""
         from asyncio import CancelledError
 
         from ..i18n import t
@@ -174,7 +182,7 @@ class DaskExecutor:
                     # worker of another version gave back classes this one lacks): not the
                     # scheduler lost (Dask's comms fail with an OSError, CommClosedError)
                     out.append(TaskFailed(t("batch.task_foreign", self.lang, error=f"{type(exc).__name__}: {exc}"[:300])))
-                    foreign.append(True)
+                    foreign.append(future)
                     continue
                 if future.status != "error":  # cancelled: the client lost its scheduler
                     self.log.scheduler_lost()

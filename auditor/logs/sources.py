@@ -121,8 +121,9 @@ class Source:
         return self.digest.result()
 
     def unread(self) -> Source:
-        """The source as it is before any of it is read: its file read again from the start,
-        counted and noted afresh."""
+        """A copy of the source, for its file to be read again from the start, counted and
+        noted afresh: taken before the source is read (its counts, notes and encoding are then
+        those of its opening)."""
         return replace(self, notes=list(self.notes), record_rejects=list(self.record_rejects))
 
     def batches(self, rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
