@@ -365,12 +365,10 @@ def test_a_runs_report_counts_the_rounds_of_the_files_it_records_not_of_their_co
     assert _totals(_summary(out, 3)) == (0, 0, "0.00", {"first": None, "last": None})
 
 
-def _checked(rules) -> dict[str, tuple[int, int]]:
+def _checked(rules: list[dict]) -> dict[str, tuple[int, int]]:
     """(rounds checked, violations) of each rule judged over rounds (TS-PAYTABLE is judged over
     the profiles, once per audit, whatever its rounds)."""
-    return {r["code"] if isinstance(r, dict) else r.code:
-            (r["rounds_checked"], r["violations"]) if isinstance(r, dict) else (r.rounds_checked, r.violations)
-            for r in rules if (r["code"] if isinstance(r, dict) else r.code) != "TS-PAYTABLE"}
+    return {r["code"]: (r["rounds_checked"], r["violations"]) for r in rules if r["code"] != "TS-PAYTABLE"}
 
 
 def test_a_runs_rule_counts_are_of_the_files_it_records_not_of_their_context(tmp_path):
@@ -387,7 +385,7 @@ def test_a_runs_rule_counts_are_of_the_files_it_records_not_of_their_context(tmp
     days[2].write_bytes(later)
     batch(tmp_path, logs)
     profiles = load_profiles([PROFILES])
-    two, three = (_checked(audit(days[:n], profiles=profiles).rules) for n in (2, 3))
+    two, three = (_checked([r.model_dump() for r in audit(days[:n], profiles=profiles).rules]) for n in (2, 3))
     first, second = (_checked(_summary(out, n)["rules"]) for n in (1, 2))
     assert first == two
     assert {code: (a + c, b + d) for code, (a, b) in first.items() for c, d in [second[code]]} == three
