@@ -852,11 +852,15 @@ class _GameRun:
         across two files is the first file's round)."""
         if inside is None:
             return _rounds_checked(result), int(result.violates.sum())
-        violations = int(_of_files(result.frame, self.counted, np.flatnonzero(result.violates)).sum())
+
+        def counted_rows(mask: np.ndarray) -> int:
+            return int(_of_files(result.frame, self.counted, np.flatnonzero(mask)).sum())
+
+        violations = counted_rows(result.violates)
         if result.rounds_checked is not None:  # (the card faults': every round of the context and its rows)
-            return int(inside.sum()) + int(_of_files(result.frame, self.counted, np.flatnonzero(result.applies)).sum()), violations
-        if result.round_index is None:
-            return int(_of_files(result.frame, self.counted, np.flatnonzero(result.applies)).sum()), violations
+            return int(inside.sum()) + counted_rows(result.applies), violations
+        if result.round_index is None:  # (its rows are the rounds)
+            return counted_rows(result.applies), violations
         return _rounds_checked(replace(result, applies=result.applies & inside[result.round_index])), violations
 
     def _settle(self) -> dict[str, dict]:
@@ -1419,7 +1423,7 @@ class _Ledger:
         rounds = ctx.rounds
         n = len(rounds)
         t, at = entries[0][:n], entries[1][:n]
-        part = {"n": len(rounds), "t": _Packed(_small(t, self.tables)), "at": _Packed(at, delta=True),
+        part = {"n": n, "t": _Packed(_small(t, self.tables)), "at": _Packed(at, delta=True),
                 "round_id": _PackedText(_arrow_text(rounds["round_id"])),
                 "file": _Packed(_small(_codes(rounds["_file"], self.files), self.files))}
         for name in DECK_FIELDS:
@@ -1862,7 +1866,7 @@ def _objects_at(values: pd.Series, rows: np.ndarray) -> np.ndarray:
 def _plain_at(values: pd.Series, rows: np.ndarray) -> pd.Series:
     """The values at ``rows``; a categorical's as plain objects (see ``categorical_objects``)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
-        return pd.Series(categorical_objects(values.array, rows), dtype=object)
+        return pd.Series(_objects_at(values, rows), dtype=object)
     return values.take(rows).reset_index(drop=True)
 
 
@@ -2073,11 +2077,10 @@ def _file_totals(df: pd.DataFrame, first: np.ndarray, wagers) -> dict[str, tuple
     n = len(files.categories)
     rounds = np.bincount(codes[first], minlength=n).tolist()
     hands = np.bincount(codes, minlength=n).tolist()
+    times = df["started_at"]
     if n == 1:  # (a chunk of one file, as a large log's are)
-        times = df["started_at"]
         return {str(files.categories[0]): (rounds[0], hands[0], _wagered(df, wagers), times.min(), times.max())}
     wagered = [0] * n
-    times = df["started_at"]
     if (codes[1:] >= codes[:-1]).all() and not times.isna().any() and all(
             df[c].dtype == np.int64 for c in wagers if c in df):
         # (a chunk's rows in the order of its files, as they come: each file's rows one run)
