@@ -18,11 +18,13 @@ it is loaded from there without numba's compiler machinery (``_MachineCode``).
 from __future__ import annotations
 
 import re
+import sys
+from contextlib import contextmanager
 
 import numba
 from llvmlite import ir
 from numba import njit, types
-from numba.core import caching
+from numba.core import caching, environment
 from numba.core.runtime import rtsys
 from numba.extending import intrinsic
 
@@ -41,8 +43,39 @@ class _MachineCode(caching.FunctionCache):
 
     def load_overload(self, sig, target_context):
         rtsys.initialize(target_context)
-        with self._guard_against_spurious_io_errors():
+        with self._guard_against_spurious_io_errors(), _helpers_unimported():
             return self._load_overload(sig, target_context)
+
+
+@contextmanager
+def _helpers_unimported():
+    """While a kernel's cache is read: the environment of each of numba's own functions that
+    the kernel's machine code holds (an array's allocation, a sort) made without importing its
+    module. numba imports it for its namespace, which only code compiled in object mode reads
+    at run time; a kernel and everything it calls are compiled in nopython mode, their globals
+    frozen as constants (``pylowering`` alone reads ``Environment.globals``). Those imports
+    were about twenty modules of numba's implementations (``numba.np.arrayobj``,
+    ``numba.cpython.unicode``, …): 80-90 ms, holding the interpreter lock as the reader's first
+    kernels load, before the audit's first rows. (Called under numba's compiler lock, as every
+    cache load is: no other thread unpickles an environment meanwhile.)"""
+    rebuild = environment._rebuild_env
+
+    def rebuild_env(modname, consts, env_name):
+        if modname in sys.modules or not modname.startswith("numba."):
+            return rebuild(modname, consts, env_name)
+        env = environment.lookup_environment(env_name)
+        if env is None:
+            env = environment.Environment({"__name__": modname})
+            env.consts[:] = consts
+            env.env_name = env_name
+            environment.Environment._memo[env_name] = env
+        return env
+
+    environment._rebuild_env = rebuild_env
+    try:
+        yield
+    finally:
+        environment._rebuild_env = rebuild
 
 
 def _load_as_machine_code() -> bool:
