@@ -170,17 +170,15 @@ def _summary(result, inputs: list[dict], findings: list[dict]) -> dict:
     for f in findings:
         by_severity[f["severity"]] = by_severity.get(f["severity"], 0) + 1
         by_code[f["code"]] = by_code.get(f["code"], 0) + 1
-        impact = _decimal(f["impact"])
-        over = impact if impact is not None and impact > 0 else zero
-        under = -impact if impact is not None and impact < 0 else zero
+        impact = _decimal(f["impact"])  # (most findings have none: nothing is added for them)
         for group, field in _GROUPS.items():
             key = (f["started_at"] or "")[:10] if field == "day" else f.get(field) or ""
             totals = totals_of[group].get(key)
             if totals is None:
                 totals = totals_of[group][key] = [0, zero, zero]
             totals[0] += 1
-            totals[1] += over
-            totals[2] += under
+            if impact:
+                totals[1 if impact > 0 else 2] += abs(impact)
     over_all = sum((t[1] for t in totals_of["by_rule"].values()), zero)
     under_all = sum((t[2] for t in totals_of["by_rule"].values()), zero)
     totals = result.totals or {}
