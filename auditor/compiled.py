@@ -56,10 +56,10 @@ def _helpers_unimported():
     frozen as constants (``pylowering`` alone reads ``Environment.globals``). Those imports
     were about twenty modules of numba's implementations (``numba.np.arrayobj``,
     ``numba.cpython.unicode``, …): 80-90 ms, holding the interpreter lock as the reader's first
-    kernels load, before the audit's first rows. The swap is safe only under numba's compiler lock,
-    which ``Dispatcher.compile`` takes around every cache load and save: meanwhile no other
-    thread unpickles an environment, nor pickles one (pickle would not find numba's function
-    under its name)."""
+    kernels load, before the audit's first rows. The swap is safe only under numba's compiler
+    lock, which ``Dispatcher.compile`` takes around every cache load and save: meanwhile no
+    other thread unpickles an environment, nor pickles one (pickle would not find numba's
+    function under its name)."""
     rebuild = environment._rebuild_env
 
     def rebuild_env(modname, consts, env_name):
