@@ -587,6 +587,7 @@ class _Prepared:
     order: np.ndarray
     rounds: tuple[np.ndarray, np.ndarray]
     parts: np.ndarray | None
+    copies: np.ndarray | None  # see _copied_in_file
 
 
 class _GameRun:
@@ -666,7 +667,8 @@ class _GameRun:
         """What a chunk's rows and rounds say of themselves: (problems as (rows, field,
         reason), rows whose every field parsed, the rows in the audit's order, the hashes of
         its rounds (see ``_round_hashes``), each row's file within the chunk where two of its
-        files give the same round, else None)."""
+        files give the same round, else None, the rows of a later copy of a round in its own
+        file, else None)."""
         _add_round_keys(table.df)
         # Structural checks speak only of rows whose fields all parsed: a row with an
         # unreadable card is not also reported for having "too few cards".
@@ -675,18 +677,21 @@ class _GameRun:
         parts = _given_by_an_earlier_file(table.df, first[of_round])
         if parts is not None:
             first, of_round = _first_rows(table.df)
+        copies = _copied_in_file(table.df, len(first))
+        if copies is not None:
+            first, of_round = _first_rows(table.df)
         # Each row's round, numbered as the chunk gives them (see checks.base.seat_keys).
         table.df["_round"] = pd.Series(of_round, index=table.df.index, copy=False)
         problems = (self.plugin.validate(table) + _round_consistency(table, self.game, first[of_round])
                     + _out_of_range(table, self.game))
         return ([(mask & parsed, f, r) for mask, f, r in problems], parsed,
-                _audit_order(table.df, first[of_round]), _round_hashes(table.df, first, of_round), parts)
+                _audit_order(table.df, first[of_round]), _round_hashes(table.df, first, of_round), parts, copies)
 
     def add(self, prepared: _Prepared) -> None:
         p, game = self.plugin, self.game
         table, rejects, card_faults = prepared.table, prepared.rejects, prepared.card_faults
-        problems, parsed, order, rounds, parts = (prepared.problems, prepared.parsed, prepared.order,
-                                                  prepared.rounds, prepared.parts)
+        problems, parsed, order, rounds, parts, copies = (prepared.problems, prepared.parsed, prepared.order,
+                                                          prepared.rounds, prepared.parts, prepared.copies)
         del prepared
         df = table.df
         own = ~parsed  # rows with a fault of their own
@@ -702,6 +707,8 @@ class _GameRun:
         # (one search of the rounds audited serves both: none is added in between)
         seen = _among(self.audited, rounds[0])
         repeat = self._repeats(df, rounds, parts, own, seen[0]) & parsed
+        if copies is not None:
+            repeat |= copies & parsed
         problems.append((repeat, "round_id", "reject.round_repeated"))
         rejects = pd.concat([rejects, _with_values(collect_rejects(df, problems), df)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
@@ -1907,6 +1914,43 @@ def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.n
     return part
 
 
+def _copied_in_file(df: pd.DataFrame, rounds: int) -> np.ndarray | None:
+    """The rows of each later copy of a round within its own file, else None (``rounds``:
+    how many the chunk holds). A round's rows come together in an export; rows of it given
+    again further on in its file that repeat a seat (and hand) of it are a copy of it (the
+    round sent twice, maybe with an amount changed), as they are when a chunk falls between
+    the two: rejected as repeats (``_GameRun.add``), the first audited. Each copy is given
+    a round key of its own, so that it is not taken for part of the round (a seat given twice,
+    which would reject both). Rows apart that give seats the round has not (two tables'
+    rounds interleaved) still join it, as a cut round's next part does (``_cut_rounds``). Only
+    a round given in two runs of rows or more is looked at."""
+    rkey = df["_rkey"].to_numpy()
+    if not len(rkey) or np.count_nonzero(rkey[1:] != rkey[:-1]) + 1 <= rounds:  # (each round one run: the usual)
+        return None
+    of_run, starts = round_index(df)
+    run_key = rkey[starts]
+    by_key = np.argsort(run_key, kind="stable")  # each round's runs, in the file's order
+    sorted_keys = run_key[by_key]
+    again = np.r_[False, sorted_keys[1:] == sorted_keys[:-1]]  # a later run of the round before
+    many = again | np.r_[again[1:], False]
+    runs, follows = by_key[many], again[many]
+    piece_of_run = np.full(len(starts), -1, np.int64)
+    piece_of_run[runs] = np.arange(len(runs))
+    rows = np.flatnonzero(piece_of_run[of_run] >= 0)
+    piece = piece_of_run[of_run[rows]]
+    first = _joined_to(follows, _latest_shared(df, rows, rkey[rows], piece, len(runs)))[piece]
+    copy = follows[first]  # (a copy begins with a later run of its round)
+    if not copy.any():
+        return None
+    rkey = rkey.copy()
+    _, own = np.unique(first[copy], return_inverse=True)
+    rkey[rows[copy]] = rkey.max() + 1 + own  # the new keys come after every key of the chunk
+    df["_rkey"] = pd.Series(rkey, index=df.index, copy=False)
+    copies = np.zeros(len(df), bool)
+    copies[rows[copy]] = True
+    return copies
+
+
 def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(rows, the file each belongs to) of the rounds that an export cut in two files or more
     (a log split by size as it was written, some files maybe made of a part of one round
@@ -1932,17 +1976,24 @@ def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> tuple[
                     & (rows[starts][1:] == rows[ends][:-1] + 1)]  # piece k goes on from piece k-1
     # A seat (and hand) that a piece gives and an earlier piece of the round gave: a copy, not a
     # cut. (One given twice within a file is that file's fault, found as in any round.)
+    first = _joined_to(follows, _latest_shared(df, rows, keys, piece, len(starts)))
+    joined = (first != np.arange(len(starts)))[piece]  # rows of a piece that joins the ones before
+    return rows[joined], parts[starts][first[piece[joined]]]
+
+
+def _latest_shared(df: pd.DataFrame, rows: np.ndarray, keys: np.ndarray, piece: np.ndarray, pieces: int) -> np.ndarray:
+    """Of each of ``pieces`` pieces of rounds (``piece`` of each of the ``rows``, whose round
+    keys are ``keys``; a round's pieces numbered in order): the latest earlier piece of its
+    round that gives a seat (and hand) it gives too, -1 for none."""
     seats = [df[name].to_numpy()[rows].astype(np.int64) for name in ("seat", "hand") if name in df]
     by_seat = np.lexsort((piece, *reversed(seats), keys))
     a, b = by_seat[:-1], by_seat[1:]
     shared = piece[b] > piece[a]
     for values in (keys, *seats):
         shared &= values[b] == values[a]
-    latest_shared = np.full(len(starts), -1, np.int64)  # of each piece: the latest earlier piece it shares a seat with
-    np.maximum.at(latest_shared, piece[b][shared], piece[a][shared])
-    first = _joined_to(follows, latest_shared)
-    joined = (first != np.arange(len(starts)))[piece]  # rows of a piece that joins the ones before
-    return rows[joined], parts[starts][first[piece[joined]]]
+    latest = np.full(pieces, -1, np.int64)
+    np.maximum.at(latest, piece[b][shared], piece[a][shared])
+    return latest
 
 
 @kernel

@@ -136,6 +136,34 @@ def test_rows_of_a_round_apart_in_the_file_are_rejected_not_audited_twice(tmp_pa
 
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
+@pytest.mark.parametrize("changed", [False, True])
+def test_a_round_given_again_further_on_in_its_file_is_a_repeat_whatever_the_chunks(tmp_path, game, changed):
+    """A round's rows given again later in the same file (the round sent twice, maybe with an
+    amount changed): the first copy is audited and the later one rejected as a repeat, in one
+    chunk as in several. In one chunk the two copies were taken for one round giving each seat
+    twice, both rejected (the round not audited), where in chunks the first was audited."""
+    log, _ = run(game, rounds=600, seed=11, faults=0.02, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    key = frame["table_id"] + "/" + frame["round_id"]
+    seats = frame.groupby(key, sort=False)["seat"].nunique()
+    again = seats.index[seats > 1][len(seats) // 3]
+    rows = frame.index[key == again]
+    copy = frame.loc[rows].copy()
+    if changed:
+        net = next(c for c in frame.columns if c.startswith("net"))
+        copy[net] = "123.00"
+    frame = pd.concat([frame, copy], ignore_index=True)
+    frame.to_csv(tmp_path / "log.csv", index=False)
+    reports = [audit([tmp_path / "log.csv"], profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
+    for n, report in zip((700, 50), reports[1:]):
+        assert _summary(report) == _summary(reports[0]), n
+    rejected = reports[0].rejected
+    lines = set(rejected.loc[rejected["reason"] == "reject.round_repeated", "line"].astype(int))
+    assert lines == set(range(len(frame) - len(rows) + 2, len(frame) + 2))
+    assert not set(rejected["line"].astype(int)) & {r + 2 for r in rows}  # the first copy is audited
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_an_export_given_twice_is_audited_once_whatever_the_chunks(tmp_path, game):
     """A round belongs to the first file that gives it: the same export given again (a copy,
     and the same rounds as JSONL) is rejected as a repeat, and the report is the same whether
