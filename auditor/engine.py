@@ -706,9 +706,7 @@ class _GameRun:
             own |= np.isin(rkey, rkey[near])
         # (one search of the rounds audited serves both: none is added in between)
         seen = _among(self.audited, rounds[0])
-        repeat = self._repeats(df, rounds, parts, own, seen[0]) & parsed
-        if copies is not None:
-            repeat |= copies & parsed
+        repeat = self._repeats(df, rounds, parts, copies, own, seen[0]) & parsed
         problems.append((repeat, "round_id", "reject.round_repeated"))
         rejects = pd.concat([rejects, _with_values(collect_rejects(df, problems), df)], ignore_index=True)
         bad_rows = _row_mask(rejects, len(df))
@@ -1028,25 +1026,26 @@ class _GameRun:
         return faults if keep.all() else faults[keep].reset_index(drop=True)
 
     def _repeats(self, df: pd.DataFrame, rounds: tuple[np.ndarray, np.ndarray], parts: np.ndarray | None,
-                 own: np.ndarray, known: np.ndarray) -> np.ndarray:
+                 copies: np.ndarray | None, own: np.ndarray, known: np.ndarray) -> np.ndarray:
         """Rows of a round audited already in an earlier chunk (its rows were not together in
         the export, or another file repeats it), or rejected in an earlier chunk from the
         same file (see ``_per_file``; the rest of a round is not audited as if it were the
         whole), or given by an earlier file of
         this chunk (``parts``, see ``_given_by_an_earlier_file``) in a copy that can be
-        audited. A copy rejected for a fault of its own (a row of it in ``own``) claims the
-        round for its own file only: the round is audited from the first other file's copy
-        that can be, whichever chunk holds it. ``rounds`` from ``_round_hashes``; ``known``:
-        which of them were audited before (``_among``)."""
+        audited, or a later copy of it in its own file (``copies``, see ``_copied_in_file``).
+        A copy rejected for a fault of its own (a row of it in ``own``) claims the
+        round for its own file only, a later copy in that file included: the round is audited
+        from the first other file's copy that can be, whichever chunk holds it. ``rounds``
+        from ``_round_hashes``; ``known``: which of them were audited before (``_among``)."""
         keys, of_row = rounds
-        repeat = known[of_row]
+        repeat = known[of_row] if copies is None else known[of_row] | copies
         if len(self.refused):  # (hashed with their files only for the rows of a round refused)
             maybe = _held(self.refused_rounds, keys)[of_row]
             if maybe.any():
                 repeat[maybe] |= _held(self.refused, _per_file(keys, of_row, df, maybe))
         if parts is not None:
             rkey = df["_rkey"].to_numpy()
-            good = ~np.isin(rkey, np.unique(rkey[own]))
+            good = ~np.isin(rkey, np.unique(rkey[own])) & ~repeat
             first_good = np.full(len(keys), np.iinfo(np.int64).max)
             np.minimum.at(first_good, of_row[good], parts[good])
             repeat |= parts > first_good[of_row]

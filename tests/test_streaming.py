@@ -164,6 +164,31 @@ def test_a_round_given_again_further_on_in_its_file_is_a_repeat_whatever_the_chu
 
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
+def test_a_broken_round_given_again_in_its_file_leaves_it_to_the_next_files_copy(tmp_path, game):
+    """A round rejected for a fault of its own (an amount that does not parse) and given again
+    further on in its file, clean, and a later file giving it too: the broken copy claims the
+    round for its file, its later copy there included, so the round is audited from the other
+    file's copy, in one chunk as in several."""
+    log, _ = run(game, rounds=600, seed=12, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    key = frame["table_id"] + "/" + frame["round_id"]
+    half = len(frame) // 2
+    again = key.iloc[half // 2]
+    rows = frame.index[key == again]
+    first = pd.concat([frame.iloc[:half], frame.loc[rows]], ignore_index=True)
+    net = next(c for c in frame.columns if c.startswith("net"))
+    first.loc[rows[0], net] = "1,2,3"
+    first.to_csv(tmp_path / "a.csv", index=False)
+    second = pd.concat([frame.iloc[half:], frame.loc[rows]], ignore_index=True)
+    second.to_csv(tmp_path / "b.csv", index=False)
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    reports = [audit(paths, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
+    for n, report in zip((700, 50), reports[1:]):
+        assert _summary(report) == _summary(reports[0]), n
+    assert reports[0].totals["rounds"] == key.nunique()  # (the round too, from b.csv)
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_an_export_given_twice_is_audited_once_whatever_the_chunks(tmp_path, game):
     """A round belongs to the first file that gives it: the same export given again (a copy,
     and the same rounds as JSONL) is rejected as a repeat, and the report is the same whether
