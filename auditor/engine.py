@@ -674,10 +674,11 @@ class _GameRun:
         # unreadable card is not also reported for having "too few cards".
         parsed = ~_row_mask(rejects, len(table.df))
         first, of_round = _first_rows(table.df)
+        keys = table.df["_rkey"].to_numpy()
         parts = _given_by_an_earlier_file(table.df, first[of_round])
         if parts is not None:
             first, of_round = _first_rows(table.df)
-        copies = _copied_in_file(table.df, len(first))
+        copies = _copied_in_file(table.df, len(first), None if parts is None else table.df["_rkey"].to_numpy() != keys)
         if copies is not None:
             first, of_round = _first_rows(table.df)
         # Each row's round, numbered as the chunk gives them (see checks.base.seat_keys).
@@ -1913,9 +1914,13 @@ def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.n
     return part
 
 
-def _copied_in_file(df: pd.DataFrame, rounds: int) -> np.ndarray | None:
+def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None = None) -> np.ndarray | None:
     """The rows of each later copy of a round within its own file, else None (``rounds``:
-    how many the chunk holds). A round's rows come together in an export; rows of it given
+    how many the chunk holds; ``later_file``: the rows of a round that an earlier file of the
+    chunk gives too, as ``_given_by_an_earlier_file`` keyed them apart, which are left as they
+    are: such a file's rows of the round are a copy or the rest of a cut round, and a run of
+    them taken for a copy of another would leave a part of a cut round to be audited as the
+    round). A round's rows come together in an export; rows of it given
     again further on in its file that repeat a seat (and hand) of it are a copy of it (the
     round sent twice, maybe with an amount changed), as they are when a chunk falls between
     the two: rejected as repeats (``_GameRun.add``), the first audited. Each copy is given
@@ -1932,6 +1937,8 @@ def _copied_in_file(df: pd.DataFrame, rounds: int) -> np.ndarray | None:
     sorted_keys = run_key[by_key]
     again = np.r_[False, sorted_keys[1:] == sorted_keys[:-1]]  # a later run of the round before
     many = again | np.r_[again[1:], False]
+    if later_file is not None:
+        many &= ~later_file[starts][by_key]
     runs, follows = by_key[many], again[many]
     piece_of_run = np.full(len(starts), -1, np.int64)
     piece_of_run[runs] = np.arange(len(runs))
