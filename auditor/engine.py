@@ -224,7 +224,7 @@ def _run_game(game: str, srcs: list[Source], profiles, lang: str, chunk_rows: in
               ledger: bool = False) -> tuple[_GameRun, dict[str, str]]:
     """One game's files audited chunk by chunk: (the run, to be finished; each file's reading
     error). ``counted``, ``ledger``: see ``_GameRun``."""
-    run = _GameRun(game, profiles, lang, line_rounds={str(s.path) for s in srcs if s.kind == "jsonl"},
+    run = _GameRun(game, profiles, lang, line_rounds={s.name for s in srcs if s.kind == "jsonl"},
                    files=len(srcs), reread=reread, counted=counted, ledger=ledger)
     errors: dict[str, str] = {}
     chunks = _read_ahead(_chunks(srcs, chunk_rows, errors, lang, progress), run.prepare)
