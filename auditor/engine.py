@@ -678,7 +678,8 @@ class _GameRun:
         parts = _given_by_an_earlier_file(table.df, first[of_round])
         if parts is not None:
             first, of_round = _first_rows(table.df)
-        copies = _copied_in_file(table.df, len(first), None if parts is None else table.df["_rkey"].to_numpy() != keys)
+        copies = _copied_in_file(table.df, len(first), None if parts is None else table.df["_rkey"].to_numpy() != keys,
+                                 _of_files(table.df, self.line_rounds) if self.line_rounds else None)
         if copies is not None:
             first, of_round = _first_rows(table.df)
         # Each row's round, numbered as the chunk gives them (see checks.base.seat_keys).
@@ -1914,7 +1915,8 @@ def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.n
     return part
 
 
-def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None = None) -> np.ndarray | None:
+def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None = None,
+                    line_rounds: np.ndarray | None = None) -> np.ndarray | None:
     """The rows of each later copy of a round within its own file, else None (``rounds``:
     how many the chunk holds; ``later_file``: the rows of a round that an earlier file of the
     chunk gives too, as ``_given_by_an_earlier_file`` keyed them apart, which are left as they
@@ -1926,12 +1928,21 @@ def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None
     the two: rejected as repeats (``_GameRun.add``), the first audited. Each copy is given
     a round key of its own, so that it is not taken for part of the round (a seat given twice,
     which would reject both). Rows apart that give seats the round has not (two tables'
-    rounds interleaved) still join it, as a cut round's next part does (``_cut_rounds``). Only
-    a round given in two runs of rows or more is looked at."""
+    rounds interleaved) still join it, as a cut round's next part does (``_cut_rounds``). But
+    a JSONL line is a whole round (``line_rounds``: the rows of such files): a later line of
+    a round is a copy of it whatever seats it gives, next to it or further on, as it is in a
+    later chunk. Only a round given in two runs of rows (or lines) or more is looked at."""
     rkey = df["_rkey"].to_numpy()
-    if not len(rkey) or np.count_nonzero(rkey[1:] != rkey[:-1]) + 1 <= rounds:  # (each round one run: the usual)
+    if not len(rkey):
         return None
-    of_run, starts = round_index(df)
+    ends = rkey[1:] != rkey[:-1]
+    if line_rounds is not None:
+        record = df["_record"].to_numpy()
+        ends |= line_rounds[1:] & (record[1:] != record[:-1])
+    if np.count_nonzero(ends) + 1 <= rounds:  # (each round one run: the usual)
+        return None
+    run_start = np.r_[True, ends]
+    of_run, starts = np.cumsum(run_start) - 1, np.flatnonzero(run_start)
     run_key = rkey[starts]
     by_key = np.argsort(run_key, kind="stable")  # each round's runs, in the file's order
     sorted_keys = run_key[by_key]
@@ -1944,7 +1955,11 @@ def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None
     piece_of_run[runs] = np.arange(len(runs))
     rows = np.flatnonzero(piece_of_run[of_run] >= 0)
     piece = piece_of_run[of_run[rows]]
-    first = _joined_to(follows, _latest_shared(df, rows, rkey[rows], piece, len(runs)))[piece]
+    latest = _latest_shared(df, rows, rkey[rows], piece, len(runs))
+    if line_rounds is not None:  # (as if it shared a seat with the line before it)
+        line = follows & line_rounds[starts[runs]]
+        latest[line] = np.flatnonzero(line) - 1
+    first = _joined_to(follows, latest)[piece]
     copy = follows[first]  # (a copy begins with a later run of its round)
     if not copy.any():
         return None

@@ -189,6 +189,33 @@ def test_a_broken_round_given_again_in_its_file_leaves_it_to_the_next_files_copy
 
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
+@pytest.mark.parametrize("gap", [0, 400])
+def test_a_jsonl_line_giving_a_round_again_is_a_repeat_whatever_its_seats_and_the_chunks(tmp_path, game, gap):
+    """A JSONL line is a whole round: a later line of the same table and round id (next to
+    it, or 400 lines on) is a copy of it even where it gives a seat the round has not,
+    rejected as a repeat in one chunk as in several. Rows apart of a CSV round join it where
+    they give new seats; a line further on did too in one chunk, and was a repeat in chunks."""
+    import json
+
+    log, _ = run(game, rounds=600, seed=13, faults=0.0, out=tmp_path / "clean.jsonl")
+    lines = log.read_text().splitlines()
+    docs = [json.loads(line) for line in lines]
+    seats = {h["seat"] for d in docs for h in d["hands"]}
+    k = next(j for j in range(30, 100) if seats - {h["seat"] for h in docs[j]["hands"]})
+    again = dict(docs[k], hands=[dict(docs[k]["hands"][0],
+                                     seat=min(seats - {h["seat"] for h in docs[k]["hands"]}))])
+    at = k + 1 + gap
+    (tmp_path / "log.jsonl").write_text("\n".join(lines[:at] + [json.dumps(again)] + lines[at:]) + "\n")
+    reports = [audit([tmp_path / "log.jsonl"], profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
+    for n, report in zip((700, 50), reports[1:]):
+        assert _summary(report) == _summary(reports[0]), n
+    rejected = reports[0].rejected
+    assert list(zip(rejected["line"].astype(int), rejected["reason"])) == [(at + 1, "reject.round_repeated")]
+    assert reports[0].totals["rounds"] == len(docs)
+    assert reports[0].totals["hands"] == sum(len(d["hands"]) for d in docs)  # (the round without the line's hand)
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
 def test_an_export_given_twice_is_audited_once_whatever_the_chunks(tmp_path, game):
     """A round belongs to the first file that gives it: the same export given again (a copy,
     and the same rounds as JSONL) is rejected as a repeat, and the report is the same whether

@@ -222,8 +222,9 @@ def main() -> None:
     docs[1]["hands"][1] = None
     docs[2]["hands"] = [7]
     write("json_hand_not_object.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
-    # R1 given on two lines, the second with a hand that is null: R1 is rejected whole (its
-    # first line is not audited as if it were the round).
+    # R1 given again on the next line, with a hand that is null: a JSONL line is a whole round,
+    # so the second line is a copy of R1, rejected for its own fault; the first line's R1 is
+    # audited (as it is when a chunk falls between two such lines further apart).
     docs = [json.loads(line) for line in jsonl_text(CLEAN).splitlines()]
     docs.insert(1, {**docs[0], "hands": [None]})
     write("json_hand_not_object_in_split_round.jsonl", "".join(json.dumps(d) + "\n" for d in docs))
