@@ -1987,13 +1987,16 @@ def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> tuple[
     rows = np.flatnonzero(np.isin(rkey, np.unique(rkey[again])))  # (in the chunk's order)
     rows = rows[np.lexsort((rows, rkey[rows]))]
     keys, parts = rkey[rows], part[rows]
-    # Pieces: a round's rows in one file (a chunk holds each file's rows together).
-    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]) | (parts[1:] != parts[:-1])])
+    # Pieces: a round's runs of rows in one file (a chunk holds each file's rows together).
+    # Only a run that ends its file and the run that begins the next are a cut: a file's other
+    # rows of the round, further on in it, are a copy (the round sent again), as they are
+    # where a chunk falls between them and the cut.
+    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]) | (parts[1:] != parts[:-1])
+                                  | (rows[1:] != rows[:-1] + 1)])
     counts = np.diff(np.r_[starts, len(rows)])
     ends = starts + counts - 1
     piece = np.repeat(np.arange(len(starts)), counts)
-    one_run = rows[ends] - rows[starts] + 1 == counts
-    follows = np.r_[False, (keys[starts][1:] == keys[starts][:-1]) & one_run[1:] & one_run[:-1]
+    follows = np.r_[False, (keys[starts][1:] == keys[starts][:-1])
                     & (rows[starts][1:] == rows[ends][:-1] + 1)]  # piece k goes on from piece k-1
     # A seat (and hand) that a piece gives and an earlier piece of the round gave: a copy, not a
     # cut. (One given twice within a file is that file's fault, found as in any round.)
@@ -2262,9 +2265,17 @@ def _held(known: np.ndarray, keys: np.ndarray) -> np.ndarray:
 
 def _per_file(keys: np.ndarray, of_row: np.ndarray, df: pd.DataFrame, rows: np.ndarray | None = None) -> np.ndarray:
     """The round of each row (of the ``rows``, a mask, or all), with its file: its round's hash
-    (``keys[of_row]``, see ``_round_hashes``) combined with a hash of its file's name."""
+    (``keys[of_row]``, see ``_round_hashes``) combined with a hash of its file's name. A
+    round that an export cut across files is the file's it begins in, its rest included (the
+    file of its first row: ``_given_by_an_earlier_file`` keys the rounds of later files apart
+    but a cut round's rest), as it is where a chunk holds the first file's part alone."""
     idx = np.arange(len(df)) if rows is None else np.flatnonzero(rows)
-    return _mixed(keys[of_row[idx]], _hashed(df["_file"], idx))
+    at = idx
+    files = df["_file"].cat.codes.to_numpy()
+    if len(idx) and (files[1:] != files[:-1]).any():
+        first, of_round = _first_rows(df)
+        at = first[of_round[idx]]
+    return _mixed(keys[of_row[idx]], _hashed(df["_file"], at))
 
 
 def _gaps(df: pd.DataFrame, rows: np.ndarray, previous: list[dict] = (), in_file: dict | None = None,

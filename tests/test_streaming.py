@@ -189,6 +189,43 @@ def test_a_broken_round_given_again_in_its_file_leaves_it_to_the_next_files_copy
 
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
+@pytest.mark.parametrize("case", ["given_again", "broken_before", "broken_cut"])
+def test_a_cut_round_that_a_file_gives_again_apart_audits_alike_whatever_the_chunks(tmp_path, game, case):
+    """A round an export cut in two files (``a.csv`` ends with its first two rows, ``b.csv``
+    begins with the rest) whose rows a file gives again apart: only the run that ends a file
+    and the run that begins the next are the cut, and a cut round is its first file's round,
+    its rest included. ``given_again``: ``b.csv`` gives the round whole 300 rounds on, a copy
+    (one chunk audited the first file's part alone as the round, the cut not joined).
+    ``broken_before``: ``a.csv`` gave the round earlier with an amount that does not parse, so
+    the cut is a copy in ``a.csv`` of a round that file rejected: not audited (one chunk
+    audited ``b.csv``'s part alone as the round). ``broken_cut``: the cut's first part is
+    broken and ``b.csv`` gives the round whole, clean, 300 rounds on: audited from that copy,
+    another file's (chunks rejected it as a repeat of the cut's rest, taken for ``b.csv``'s)."""
+    log, _ = run(game, rounds=800, seed=14, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    key = (frame["table_id"] + "/" + frame["round_id"]).to_numpy()
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    rounds = [frame.iloc[a:b] for a, b in zip(starts, np.r_[starts[1:], len(frame)])]
+    c = next(j for j in range(300, 400) if 3 <= len(rounds[j]) <= 5)
+    whole = rounds[c]
+    broken = whole.copy()
+    broken.iloc[0, broken.columns.get_loc(next(n for n in frame.columns if n.startswith("net")))] = "x1"
+    cut = broken if case == "broken_cut" else whole
+    a = rounds[:c] + [cut.iloc[:2]]
+    b = [cut.iloc[2:]] + rounds[c + 1:c + 300] + [whole] + rounds[c + 300:]
+    if case == "broken_before":
+        a, b = rounds[:20] + [broken] + a[20:], [cut.iloc[2:]] + rounds[c + 1:]
+    pd.concat(a).to_csv(tmp_path / "a.csv", index=False)
+    pd.concat(b).to_csv(tmp_path / "b.csv", index=False)
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    reports = [audit(paths, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
+    for n, report in zip((700, 50), reports[1:]):
+        assert _summary(report) == _summary(reports[0]), n
+    assert reports[0].totals["rounds"] == len(rounds) - (case == "broken_before")
+    assert reports[0].totals["hands"] == len(frame) - len(whole) * (case == "broken_before")
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
 @pytest.mark.parametrize("gap", [0, 400])
 def test_a_jsonl_line_giving_a_round_again_is_a_repeat_whatever_its_seats_and_the_chunks(tmp_path, game, gap):
     """A JSONL line is a whole round: a later line of the same table and round id (next to
