@@ -2046,8 +2046,9 @@ def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, int]:
 def _named(values: pd.Series) -> np.ndarray:
     """Where a text field holds something: neither missing nor blank (a row rejected for
     another fault keeps its blank id as text)."""
-    if isinstance(values.dtype, pd.CategoricalDtype):  # (by its categories, each once)
-        held = values.cat.categories.to_numpy(dtype=object) != ""
+    if isinstance(values.dtype, pd.CategoricalDtype):  # (by its categories, each once, as Arrow
+        # text: a chunk's 75,000 round ids made Python strings took 4 ms, their lengths 0.05 ms)
+        held = pc.binary_length(_large_text(values.cat.categories)).to_numpy() > 0
         return np.r_[held, False][values.cat.codes.to_numpy()]
     plain = _plain_at(values, np.arange(len(values)))
     return (plain.notna() & (plain != "")).to_numpy(dtype=bool)
