@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..cards import cards_text
+from ..cards import cards_text, format_cards
 from ..compiled import kernel
 from ..money import LARGEST_CENTS, cents_text
 from ..rowwise import frame_rows, rows_text
@@ -253,7 +253,7 @@ def copies_evidence(ctx: GameContext, shared: np.ndarray, allowed: np.ndarray | 
             codes = np.concatenate([ctx.cards[ctx.first[r]:end].ravel(), shared[r]])
             counts = np.bincount(codes[codes >= 0], minlength=64)
             over = np.flatnonzero(counts > allowed[r])
-            names = cards_text(over[None, :].astype(ctx.cards.dtype))[0].split(" ") if len(over) else []
+            names = format_cards(over.tolist()).split(" ")  # (one row: not worth a matrix's spelling)
             texts.append(" ".join(f"{name}×{counts[c]}" for name, c in zip(names, over.tolist())))
         return {"repeated_cards": texts}
     return evidence
