@@ -675,11 +675,12 @@ class _GameRun:
         parsed = ~_row_mask(rejects, len(table.df))
         first, of_round = _first_rows(table.df)
         keys = table.df["_rkey"].to_numpy()
-        parts = _given_by_an_earlier_file(table.df, first[of_round])
+        lines = _of_files(table.df, self.line_rounds) if self.line_rounds else None  # (JSONL: see _copied_in_file)
+        parts = _given_by_an_earlier_file(table.df, first[of_round], lines)
         if parts is not None:
             first, of_round = _first_rows(table.df)
         copies = _copied_in_file(table.df, len(first), None if parts is None else table.df["_rkey"].to_numpy() != keys,
-                                 _of_files(table.df, self.line_rounds) if self.line_rounds else None)
+                                 lines)
         if copies is not None:
             first, of_round = _first_rows(table.df)
         # Each row's round, numbered as the chunk gives them (see checks.base.seat_keys).
@@ -1888,20 +1889,22 @@ def _add_round_keys(df: pd.DataFrame) -> None:
         df[name] = pd.Series(codes, index=df.index, copy=False)
 
 
-def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray) -> np.ndarray | None:
+def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray,
+                              line_rounds: np.ndarray | None = None) -> np.ndarray | None:
     """Each row's file within the chunk (0, 1, …, in the order they are read) where a
     round of the chunk is given by two files, else None (``round_start``: the first row of
     each row's round). The same table and round id in two files (an export sent twice) are
     two copies of a round: the rows of each later copy are given a round key of their own,
     one per file and round, so that each copy is judged by itself, and the round is audited
     from one copy only (``_GameRun._repeats``), as it is when the files fall in different
-    chunks, so the answer does not depend on the chunks."""
+    chunks, so the answer does not depend on the chunks. (``line_rounds``: the rows of JSONL
+    files, whose lines are whole rounds, never a part of a cut one: see ``_cut_rounds``.)"""
     files = df["_file"].astype("category").array.codes
     part = np.r_[0, np.cumsum(files[1:] != files[:-1])]  # a chunk holds each file's rows together
     again = part != part[round_start]
     if not again.any():
         return None
-    cut, joined = _cut_rounds(df, part, again)
+    cut, joined = _cut_rounds(df, part, again, line_rounds)
     if len(cut):  # one round, read from two files: the earlier file's
         part[cut] = joined
         again = part != part[round_start]
@@ -1936,9 +1939,9 @@ def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None
     if not len(rkey):
         return None
     ends = rkey[1:] != rkey[:-1]
-    if line_rounds is not None:
-        record = df["_record"].to_numpy()
-        ends |= line_rounds[1:] & (record[1:] != record[:-1])
+    if line_rounds is not None:  # (a line ends where the next row is of another line or file)
+        record, files = df["_record"].to_numpy(), df["_file"].cat.codes.to_numpy()
+        ends |= line_rounds[1:] & ((record[1:] != record[:-1]) | (files[1:] != files[:-1]))
     if np.count_nonzero(ends) + 1 <= rounds:  # (each round one run: the usual)
         return None
     run_start = np.r_[True, ends]
@@ -1948,8 +1951,8 @@ def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None
     sorted_keys = run_key[by_key]
     again = np.r_[False, sorted_keys[1:] == sorted_keys[:-1]]  # a later run of the round before
     many = again | np.r_[again[1:], False]
-    if later_file is not None:
-        many &= ~later_file[starts][by_key]
+    if later_file is not None:  # (but a later file's JSONL lines: no cut round is made of them)
+        many &= ~(later_file if line_rounds is None else later_file & ~line_rounds)[starts][by_key]
     runs, follows = by_key[many], again[many]
     piece_of_run = np.full(len(starts), -1, np.int64)
     piece_of_run[runs] = np.arange(len(runs))
@@ -1972,7 +1975,8 @@ def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None
     return copies
 
 
-def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray,
+                line_rounds: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(rows, the file each belongs to) of the rounds that an export cut in two files or more
     (a log split by size as it was written, some files maybe made of a part of one round
     alone), among the rounds given by two files of the chunk (``again``): where one file's rows
@@ -1982,7 +1986,9 @@ def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> tuple[
     follow, each part joining the round while it gives no seat that any part before it in the
     round gave (one that does begins a copy, which the parts after it may go on with). So a
     cut round is one round, audited whole, and so is each cut copy of it (each file's copy is
-    judged as the round: see ``_given_by_an_earlier_file``)."""
+    judged as the round: see ``_given_by_an_earlier_file``). A JSONL line (``line_rounds``:
+    the rows of such files) is a whole round: never the rest of a cut round, nor its first
+    part (an export split by size cuts a JSONL file between lines)."""
     rkey = df["_rkey"].to_numpy()
     rows = np.flatnonzero(np.isin(rkey, np.unique(rkey[again])))  # (in the chunk's order)
     rows = rows[np.lexsort((rows, rkey[rows]))]
@@ -1998,6 +2004,9 @@ def _cut_rounds(df: pd.DataFrame, part: np.ndarray, again: np.ndarray) -> tuple[
     piece = np.repeat(np.arange(len(starts)), counts)
     follows = np.r_[False, (keys[starts][1:] == keys[starts][:-1])
                     & (rows[starts][1:] == rows[ends][:-1] + 1)]  # piece k goes on from piece k-1
+    if line_rounds is not None:
+        line = line_rounds[rows[starts]]
+        follows &= ~line & ~np.r_[False, line[:-1]]
     # A seat (and hand) that a piece gives and an earlier piece of the round gave: a copy, not a
     # cut. (One given twice within a file is that file's fault, found as in any round.)
     first = _joined_to(follows, _latest_shared(df, rows, keys, piece, len(starts)))

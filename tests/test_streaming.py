@@ -227,11 +227,15 @@ def test_a_cut_round_that_a_file_gives_again_apart_audits_alike_whatever_the_chu
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
 @pytest.mark.parametrize("gap", [0, 400])
-def test_a_jsonl_line_giving_a_round_again_is_a_repeat_whatever_its_seats_and_the_chunks(tmp_path, game, gap):
+@pytest.mark.parametrize("before", ["", "jsonl", "csv"])
+def test_a_jsonl_line_giving_a_round_again_is_a_repeat_whatever_its_seats_and_the_chunks(tmp_path, game, gap, before):
     """A JSONL line is a whole round: a later line of the same table and round id (next to
     it, or 400 lines on) is a copy of it even where it gives a seat the round has not,
     rejected as a repeat in one chunk as in several. Rows apart of a CSV round join it where
-    they give new seats; a line further on did too in one chunk, and was a repeat in chunks."""
+    they give new seats; a line further on did too in one chunk, and was a repeat in chunks.
+    ``before``: an earlier file (JSONL, or the same rounds as CSV) gives the round first, with
+    an amount that does not parse, so the round is audited from the JSONL file's first line
+    (that file's two lines were joined in one chunk, a later file's rows keyed as one copy)."""
     import json
 
     log, _ = run(game, rounds=600, seed=13, faults=0.0, out=tmp_path / "clean.jsonl")
@@ -243,11 +247,24 @@ def test_a_jsonl_line_giving_a_round_again_is_a_repeat_whatever_its_seats_and_th
                                      seat=min(seats - {h["seat"] for h in docs[k]["hands"]}))])
     at = k + 1 + gap
     (tmp_path / "log.jsonl").write_text("\n".join(lines[:at] + [json.dumps(again)] + lines[at:]) + "\n")
-    reports = [audit([tmp_path / "log.jsonl"], profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
+    paths = [tmp_path / "log.jsonl"]
+    if before:
+        net = next(n for n in docs[k]["hands"][0] if n.startswith("net"))
+        broken = dict(docs[k], hands=[dict(docs[k]["hands"][0], **{net: "x1"}), *docs[k]["hands"][1:]])
+        earlier = docs[:k] + [broken]  # (its rounds before the round are repeated by the JSONL file)
+        paths.insert(0, tmp_path / f"a.{before}")
+        if before == "jsonl":
+            paths[0].write_text("".join(json.dumps(d) + "\n" for d in earlier))
+        else:
+            pd.DataFrame([{**{f: v for f, v in d.items() if f not in ("hands", "game")}, **h}
+                          for d in earlier for h in d["hands"]]).to_csv(paths[0], index=False)
+    reports = [audit(paths, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
     for n, report in zip((700, 50), reports[1:]):
         assert _summary(report) == _summary(reports[0]), n
     rejected = reports[0].rejected
-    assert list(zip(rejected["line"].astype(int), rejected["reason"])) == [(at + 1, "reject.round_repeated")]
+    mine = rejected[rejected["file"] == str(paths[-1])]
+    assert list(zip(mine["line"].astype(int), mine["reason"])) == [
+        (line, "reject.round_repeated") for line in [*range(1, k + 1)][:k if before else 0] + [at + 1]]
     assert reports[0].totals["rounds"] == len(docs)
     assert reports[0].totals["hands"] == sum(len(d["hands"]) for d in docs)  # (the round without the line's hand)
 
