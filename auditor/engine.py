@@ -674,13 +674,11 @@ class _GameRun:
         # unreadable card is not also reported for having "too few cards".
         parsed = ~_row_mask(rejects, len(table.df))
         first, of_round = _first_rows(table.df)
-        keys = table.df["_rkey"].to_numpy()
         lines = _of_files(table.df, self.line_rounds) if self.line_rounds else None  # (JSONL: see _copied_in_file)
         parts = _given_by_an_earlier_file(table.df, first[of_round], lines)
         if parts is not None:
             first, of_round = _first_rows(table.df)
-        copies = _copied_in_file(table.df, len(first), None if parts is None else table.df["_rkey"].to_numpy() != keys,
-                                 lines)
+        copies = _copied_in_file(table.df, len(first), lines)
         if copies is not None:
             first, of_round = _first_rows(table.df)
         # Each row's round, numbered as the chunk gives them (see checks.base.seat_keys).
@@ -1918,14 +1916,14 @@ def _given_by_an_earlier_file(df: pd.DataFrame, round_start: np.ndarray,
     return part
 
 
-def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None = None,
-                    line_rounds: np.ndarray | None = None) -> np.ndarray | None:
+def _copied_in_file(df: pd.DataFrame, rounds: int, line_rounds: np.ndarray | None = None) -> np.ndarray | None:
     """The rows of each later copy of a round within its own file, else None (``rounds``:
-    how many the chunk holds; ``later_file``: the rows of a round that an earlier file of the
-    chunk gives too, as ``_given_by_an_earlier_file`` keyed them apart, which are left as they
-    are: such a file's rows of the round are a copy or the rest of a cut round, and a run of
-    them taken for a copy of another would leave a part of a cut round to be audited as the
-    round). A round's rows come together in an export; rows of it given
+    how many the chunk holds). Of a round given by two files of the chunk, each file's copy
+    (``_given_by_an_earlier_file`` keys them apart, but a cut round's rest, which is its
+    first file's) is looked at by itself: a later file that gives the round twice gives a
+    copy of its copy, as when a chunk falls between the two, whatever the earlier file's copy
+    (rejected for a fault of its own, it leaves the round to the later file's first copy). A
+    round's rows come together in an export; rows of it given
     again further on in its file that repeat a seat (and hand) of it are a copy of it (the
     round sent twice, maybe with an amount changed), as they are when a chunk falls between
     the two: rejected as repeats (``_GameRun.add``), the first audited. Each copy is given
@@ -1940,7 +1938,7 @@ def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None
         return None
     ends = rkey[1:] != rkey[:-1]
     if line_rounds is not None:  # (a line ends where the next row is of another line or file)
-        record, files = df["_record"].to_numpy(), df["_file"].cat.codes.to_numpy()
+        record, files = df["_record"].to_numpy(), df["_file"].astype("category").array.codes
         ends |= line_rounds[1:] & ((record[1:] != record[:-1]) | (files[1:] != files[:-1]))
     if np.count_nonzero(ends) + 1 <= rounds:  # (each round one run: the usual)
         return None
@@ -1951,8 +1949,6 @@ def _copied_in_file(df: pd.DataFrame, rounds: int, later_file: np.ndarray | None
     sorted_keys = run_key[by_key]
     again = np.r_[False, sorted_keys[1:] == sorted_keys[:-1]]  # a later run of the round before
     many = again | np.r_[again[1:], False]
-    if later_file is not None:  # (but a later file's JSONL lines: no cut round is made of them)
-        many &= ~(later_file if line_rounds is None else later_file & ~line_rounds)[starts][by_key]
     runs, follows = by_key[many], again[many]
     piece_of_run = np.full(len(starts), -1, np.int64)
     piece_of_run[runs] = np.arange(len(runs))
@@ -2281,7 +2277,7 @@ def _per_file(keys: np.ndarray, of_row: np.ndarray, df: pd.DataFrame, rows: np.n
     but a cut round's rest), as it is where a chunk holds the first file's part alone."""
     idx = np.arange(len(df)) if rows is None else np.flatnonzero(rows)
     at = idx
-    files = df["_file"].cat.codes.to_numpy()
+    files = df["_file"].astype("category").array.codes
     if len(idx) and (files[1:] != files[:-1]).any():
         first, of_round = _first_rows(df)
         at = first[of_round[idx]]

@@ -226,6 +226,43 @@ def test_a_cut_round_that_a_file_gives_again_apart_audits_alike_whatever_the_chu
 
 
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
+@pytest.mark.parametrize("first", ["broken", "clean"])
+@pytest.mark.parametrize("later", ["whole", "head"])
+def test_a_later_file_giving_a_round_twice_gives_a_copy_of_its_copy_whatever_the_chunks(tmp_path, game, first,
+                                                                                         later):
+    """``a.csv`` gives a round (``broken``: with an amount that does not parse), ``b.csv``
+    gives it twice, 150 rounds apart (``head``: its first copy only the round's first two
+    rows). b's second copy is a copy of its first, rejected as a repeat, as when a chunk falls
+    between them; where a's copy is broken, the round is audited from b's first copy. In one
+    chunk b's two copies were one round giving seats twice, rejected: the round was audited
+    from no file, and in chunks from b's first copy."""
+    log, _ = run(game, rounds=600, seed=15, faults=0.0, out=tmp_path / "clean.csv")
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    key = (frame["table_id"] + "/" + frame["round_id"]).to_numpy()
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    rounds = [frame.iloc[a:b] for a, b in zip(starts, np.r_[starts[1:], len(frame)])]
+    c = next(j for j in range(200, 300) if 3 <= len(rounds[j]) <= 5)
+    whole = rounds[c]
+    mine = whole.copy()
+    if first == "broken":
+        mine.iloc[0, mine.columns.get_loc(next(n for n in frame.columns if n.startswith("net")))] = "x1"
+    pd.concat(rounds[:c] + [mine]).to_csv(tmp_path / "a.csv", index=False)
+    given = whole if later == "whole" else whole.iloc[:2]
+    pd.concat(rounds[c + 1:c + 50] + [given] + rounds[c + 50:c + 200] + [whole] + rounds[c + 200:]).to_csv(
+        tmp_path / "b.csv", index=False)
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    reports = [audit(paths, profiles=PROFILES, chunk_rows=n) for n in (10**9, 700, 50)]
+    for n, report in zip((700, 50), reports[1:]):
+        assert _summary(report) == _summary(reports[0]), n
+    rejected = reports[0].rejected
+    in_b = rejected[rejected["file"] == str(paths[1])]
+    assert set(in_b["reason"]) == {"reject.round_repeated"}
+    assert len(in_b) == len(whole) + (len(given) if first == "clean" else 0)
+    assert reports[0].totals["rounds"] == len(rounds)
+    assert reports[0].totals["hands"] == len(frame) - (len(whole) - len(given)) * (first == "broken")
+
+
+@pytest.mark.parametrize("game", sorted(SIMULATORS))
 @pytest.mark.parametrize("gap", [0, 400])
 @pytest.mark.parametrize("before", ["", "jsonl", "csv"])
 def test_a_jsonl_line_giving_a_round_again_is_a_repeat_whatever_its_seats_and_the_chunks(tmp_path, game, gap, before):
