@@ -138,11 +138,14 @@ class Context(GameContext):
         """The actions transposed: row j holds every hand's j-th decision (contiguous)."""
         return np.ascontiguousarray(self.actions.T)
 
-    def after(self, code: int, among=PLAY) -> np.ndarray:
-        """Hands where decision ``code`` comes after the first of the decisions ``among``."""
-        seen = np.zeros(len(self.actions), bool)
-        out = np.zeros(len(self.actions), bool)
-        for step in self.decisions:
+    def after(self, code: int, among=PLAY, rows: np.ndarray | None = None) -> np.ndarray:
+        """Hands (at ``rows``, or all) where decision ``code`` comes after the first of the
+        decisions ``among``."""
+        # (the decisions of the hands at ``rows`` gathered: a split's parents are few)
+        steps = self.decisions if rows is None else np.ascontiguousarray(self.actions[rows].T)
+        seen = np.zeros(steps.shape[1], bool)
+        out = np.zeros(steps.shape[1], bool)
+        for step in steps:
             out |= seen & (step == code)
             for a in among:
                 seen |= step == a
@@ -368,31 +371,26 @@ def check_insurance_pay(ctx: Context) -> CheckResult:
     return _settled(ctx, None, insurance=True)
 
 
-def _parent_rows(ctx: Context) -> np.ndarray:
-    """Row of each split hand's parent (hands of a seat are consecutive rows 0..k)."""
-    rows = np.arange(len(ctx.hand))
-    split_from = ctx.hands["split_from"].to_numpy()
-    return np.where(ctx.hand > 0, rows - (ctx.hand - split_from), rows)
-
-
 def check_split(ctx: Context) -> CheckResult:
     """Art. 11: split only two first cards of equal value, with a bet equal to the original,
     up to the posted number of splits. "Equal value" for 10-J-Q-K follows the profile
     option split_by ([STANDARD], default value)."""
     child = ctx.hand > 0
-    parent = _parent_rows(ctx)
+    at = np.flatnonzero(child)  # (the split hands alone: a few in a hundred)
+    hand, rid = ctx.hand[at], ctx.rid[at]
+    parent = at - (hand - ctx.hands["split_from"].to_numpy()[at])
     first = ctx.cards[:, 0]
-    by_rank = (ctx.param("split_by", missing="value") == "rank")[ctx.rid]
-    same_value = bj.card_values(first[parent]) == bj.card_values(first)
-    same_rank = (first[parent] >> 2) == (first >> 2)
-    original_row = np.arange(len(ctx.hand)) - ctx.hand
-    late = ctx.after(SPLIT, (SURR, DOUBLE, HIT, STAND))
-    violates, reason, keys = reasons(
+    by_rank = (ctx.param("split_by", missing="value") == "rank")[rid]
+    same_value = bj.card_values(first[parent]) == bj.card_values(first[at])
+    same_rank = (first[parent] >> 2) == (first[at] >> 2)
+    found, why, keys = reasons(
         (np.where(by_rank, ~same_rank, ~same_value), "reason.plb.split_unequal"),
-        (late[parent], "reason.plb.split_late"),
-        (ctx.bet != ctx.bet[original_row], "reason.plb.split_bet"),
-        (ctx.hand > ctx.param("max_splits")[ctx.rid], "reason.plb.split_too_many"),
+        (ctx.after(SPLIT, (SURR, DOUBLE, HIT, STAND), rows=parent), "reason.plb.split_late"),
+        (ctx.bet[at] != ctx.bet[at - hand], "reason.plb.split_bet"),
+        (hand > ctx.param("max_splits")[rid], "reason.plb.split_too_many"),
     )
+    violates, reason = np.zeros(len(child), bool), np.zeros(len(child), why.dtype)
+    violates[at], reason[at] = found, why
     return ctx.hands_result(child, violates, reason=reason, reasons=keys)
 
 
