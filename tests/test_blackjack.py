@@ -74,3 +74,23 @@ def test_settlement_orders_the_rules():
     assert outcome.tolist() == [bj.Outcome.WIN, bj.Outcome.BLACKJACK, bj.Outcome.BUST, bj.Outcome.PUSH,
                                 bj.Outcome.DEALER_BLACKJACK, bj.Outcome.BLACKJACK_PUSH,
                                 bj.Outcome.DEALER_BLACKJACK]
+
+
+@pytest.mark.parametrize("hit_soft_17", [False, True])
+def test_dealer_play_faults_agree_with_the_dealers_rule_hand_by_hand(hit_soft_17):
+    """The compiled dealer-play check against the simulators' rule (``dealer_must_hit``),
+    applied card by card to 20,000 random dealer hands, short, long, padded or not, and
+    counts that say fewer or more cards than the hand holds."""
+    rng = np.random.default_rng(7)
+    n, width = 20_000, 7
+    cards = rng.integers(0, 52, (n, width)).astype(np.int8)
+    held = rng.integers(0, width + 1, n)
+    cards[np.arange(width)[None, :] >= held[:, None]] = -1
+    count = np.where(rng.random(n) < 0.8, held, rng.integers(0, width + 2, n))
+    drew, stood = bj.dealer_play_faults(cards, count, hit_soft_17=hit_soft_17)
+    for i in range(n):
+        hand, dealt = cards[i].tolist(), int(count[i])
+        must_hit = [bj.dealer_must_hit(hand[:j + 1], hit_soft_17=hit_soft_17) for j in range(width)]
+        final = min(max(dealt - 1, 0), width - 1)
+        assert drew[i] == any(not must_hit[j] for j in range(1, min(dealt - 1, width)))
+        assert stood[i] == (dealt >= 2 and must_hit[final] and bj.hand_value(hand[:final + 1])[0] <= 21)

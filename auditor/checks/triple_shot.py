@@ -276,13 +276,13 @@ def check_bj_play(ctx: Context) -> CheckResult:
                                       (double_bad, "reason.ts.double"),
                                       (after_stand, "reason.ts.after_stand"))
     dealer_ok = (ctx.dbc >= 2) & (ctx.dbc <= ctx.dcount)
-    dbj = np.where(np.arange(ctx.dealer.shape[1])[None, :] < ctx.dbc[:, None], ctx.dealer, -1)
     soft17 = ctx.param("dealer_hits_soft_17").astype(bool)
     drew = np.zeros(R, bool)
     stood = np.zeros(R, bool)
     for flag in (False, True):  # the two dealer rules a profile can post
         sel = soft17 == flag
-        d, s = bj.dealer_play_faults(dbj[sel], ctx.dbc[sel], hit_soft_17=flag)
+        # (the dealer's Black Jack hand is the first dealer_bj_count cards: all it reads)
+        d, s = bj.dealer_play_faults(ctx.dealer[sel], ctx.dbc[sel], hit_soft_17=flag)
         drew[sel], stood[sel] = d, s
     stood &= ctx.dbc < CARDS
     reason = np.full(R, NO_REASON, np.int8)

@@ -12,7 +12,6 @@ from enum import IntEnum
 import numpy as np
 
 from ..compiled import kernel
-from ..rowwise import any_per_row
 
 __all__ = [
     "Outcome",
@@ -114,29 +113,37 @@ def is_ten_value(cards: np.ndarray) -> np.ndarray:
 
 def dealer_play_faults(dealer: np.ndarray, count: np.ndarray, *, stand_on: int = 17,
                        hit_soft_17: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(drew_when_standing, stood_when_hitting) for each dealer hand.
+    """(drew_when_standing, stood_when_hitting) for each dealer hand of ``count`` cards (the
+    cards after them are not read).
 
     A dealer must draw while the total is below ``stand_on`` and stand from it on, soft
     totals included unless ``hit_soft_17`` (Pot Luck Art. 14: "17 o más puntos ... se
-    plantará"). Column j of the prefix totals is the total the dealer held before drawing
-    card j+1.
+    plantará"): a card drawn on a total the dealer stands on, or a hand of two cards or more
+    ended on a total of 21 or less it draws on, is a fault.
     """
-    best = prefix_totals(dealer)
-    width = dealer.shape[1]
-    cols = np.arange(width)[None, :]
-    if hit_soft_17:
-        hard = np.cumsum(card_values(dealer).astype(np.int16), axis=1)
-        must_hit = (best < stand_on) | ((best == 17) & (hard + 10 == 17))
-    else:
-        must_hit = best < stand_on
-    # Draws: the dealer held cards 0..j and drew card j+1, for j = 1 .. count-2.
-    drawn = (cols >= 1) & (cols <= count[:, None] - 2)
-    drew_when_standing = any_per_row(drawn & ~must_hit)
-    final = np.clip(count.astype(np.int64) - 1, 0, width - 1)[:, None]
-    last = np.take_along_axis(must_hit, final, axis=1)[:, 0]
-    final_total = np.take_along_axis(best, final, axis=1)[:, 0]
-    stood_when_hitting = last & (final_total <= 21) & (count >= 2)
-    return drew_when_standing, stood_when_hitting
+    return _dealer_play(_int8(dealer), np.asarray(count, np.int64), _VALUE_BY_BYTE, stand_on, hit_soft_17)
+
+
+# A hand at a time, its cards once: the dozen numpy passes over the narrow matrix took ten
+# times longer (3.6 ms for a chunk's 98,000 dealer hands).
+@kernel
+def _dealer_play(cards, count, values, stand_on, hit_soft_17):
+    n, width = cards.shape
+    drew, stood = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+    for i in range(n):
+        dealt = count[i]
+        final = min(max(dealt - 1, 0), width - 1)
+        hard, ace = 0, False
+        for j in range(final + 1):  # (the total before drawing card j+1)
+            hard += values[np.uint8(cards[i, j])]
+            ace |= cards[i, j] >> 2 == ACE_RANK
+            best = hard + 10 if ace and hard + 10 <= 21 else hard
+            must_hit = best < stand_on or (hit_soft_17 and ace and best == 17 and hard + 10 == 17)
+            if 1 <= j <= dealt - 2 and not must_hit:
+                drew[i] = True
+            if j == final:
+                stood[i] = must_hit and best <= 21 and dealt >= 2
+    return drew, stood
 
 
 def lawful_choices(*, surrendered, surrender_void, even_money, even_money_void, dealer_natural,
