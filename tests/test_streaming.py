@@ -188,6 +188,21 @@ def test_a_broken_round_given_again_in_its_file_leaves_it_to_the_next_files_copy
     assert reports[0].totals["rounds"] == key.nunique()  # (the round too, from b.csv)
 
 
+def _rounds_of(log: Path) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """A CSV log's rows as text, and each round's rows (together, as exported)."""
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    key = (frame["table_id"] + "/" + frame["round_id"]).to_numpy()
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    return frame, [frame.iloc[a:b] for a, b in zip(starts, np.r_[starts[1:], len(frame)])]
+
+
+def _broken(rows: pd.DataFrame) -> pd.DataFrame:
+    """A round's rows with an amount that does not parse in the first: a fault of its own."""
+    out = rows.copy()
+    out.iloc[0, out.columns.get_loc(next(n for n in rows.columns if n.startswith("net")))] = "x1"
+    return out
+
+
 @pytest.mark.parametrize("game", sorted(SIMULATORS))
 @pytest.mark.parametrize("case", ["given_again", "broken_before", "broken_cut"])
 def test_a_cut_round_that_a_file_gives_again_apart_audits_alike_whatever_the_chunks(tmp_path, game, case):
@@ -201,15 +216,10 @@ def test_a_cut_round_that_a_file_gives_again_apart_audits_alike_whatever_the_chu
     audited ``b.csv``'s part alone as the round). ``broken_cut``: the cut's first part is
     broken and ``b.csv`` gives the round whole, clean, 300 rounds on: audited from that copy,
     another file's (chunks rejected it as a repeat of the cut's rest, taken for ``b.csv``'s)."""
-    log, _ = run(game, rounds=800, seed=14, faults=0.0, out=tmp_path / "clean.csv")
-    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
-    key = (frame["table_id"] + "/" + frame["round_id"]).to_numpy()
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    rounds = [frame.iloc[a:b] for a, b in zip(starts, np.r_[starts[1:], len(frame)])]
+    frame, rounds = _rounds_of(run(game, rounds=800, seed=14, faults=0.0, out=tmp_path / "clean.csv")[0])
     c = next(j for j in range(300, 400) if 3 <= len(rounds[j]) <= 5)
     whole = rounds[c]
-    broken = whole.copy()
-    broken.iloc[0, broken.columns.get_loc(next(n for n in frame.columns if n.startswith("net")))] = "x1"
+    broken = _broken(whole)
     cut = broken if case == "broken_cut" else whole
     a = rounds[:c] + [cut.iloc[:2]]
     b = [cut.iloc[2:]] + rounds[c + 1:c + 300] + [whole] + rounds[c + 300:]
@@ -236,16 +246,10 @@ def test_a_later_file_giving_a_round_twice_gives_a_copy_of_its_copy_whatever_the
     between them; where a's copy is broken, the round is audited from b's first copy. In one
     chunk b's two copies were one round giving seats twice, rejected: the round was audited
     from no file, and in chunks from b's first copy."""
-    log, _ = run(game, rounds=600, seed=15, faults=0.0, out=tmp_path / "clean.csv")
-    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
-    key = (frame["table_id"] + "/" + frame["round_id"]).to_numpy()
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    rounds = [frame.iloc[a:b] for a, b in zip(starts, np.r_[starts[1:], len(frame)])]
+    frame, rounds = _rounds_of(run(game, rounds=600, seed=15, faults=0.0, out=tmp_path / "clean.csv")[0])
     c = next(j for j in range(200, 300) if 3 <= len(rounds[j]) <= 5)
     whole = rounds[c]
-    mine = whole.copy()
-    if first == "broken":
-        mine.iloc[0, mine.columns.get_loc(next(n for n in frame.columns if n.startswith("net")))] = "x1"
+    mine = _broken(whole) if first == "broken" else whole
     pd.concat(rounds[:c] + [mine]).to_csv(tmp_path / "a.csv", index=False)
     given = whole if later == "whole" else whole.iloc[:2]
     pd.concat(rounds[c + 1:c + 50] + [given] + rounds[c + 50:c + 200] + [whole] + rounds[c + 200:]).to_csv(
