@@ -568,8 +568,12 @@ def capped_pay_result(ctx: GameContext, capped: np.ndarray, prizes: np.ndarray, 
     a bet due more than nothing wins), each share rounded down to the céntimo, comes short by
     less than a céntimo per bet: a shortfall of that size is not a finding."""
     limit = ctx.param("payment_limit", cents=True)
-    total = group_sum(prizes, ctx.rid, ctx.n_rounds)
-    bets = group_sum(sum((due > 0).astype(np.int64) for due in dues), ctx.rid, ctx.n_rounds)
+    # (summed over the hands of the capped rounds alone, the rounds the rule applies to: a
+    # few in a chunk, where the sums over every hand took 6-9 ms)
+    hands = np.flatnonzero(capped[ctx.rid])
+    of_round = ctx.rid[hands]
+    total = group_sum(prizes[hands], of_round, ctx.n_rounds)
+    bets = group_sum(sum((due[hands] > 0).astype(np.int64) for due in dues), of_round, ctx.n_rounds)
     return ctx.rounds_result(capped, limit - total >= np.maximum(bets, 1), expected=limit, observed=total)
 
 
