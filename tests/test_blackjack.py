@@ -94,3 +94,18 @@ def test_dealer_play_faults_agree_with_the_dealers_rule_hand_by_hand(hit_soft_17
         final = min(max(dealt - 1, 0), width - 1)
         assert drew[i] == any(not must_hit[j] for j in range(1, min(dealt - 1, width)))
         assert stood[i] == (dealt >= 2 and must_hit[final] and bj.hand_value(hand[:final + 1])[0] <= 21)
+
+
+def test_drew_on_21_agrees_with_the_hand_value_card_by_card():
+    """A card dealt on a best total of 21 or more, from the third card on and among the
+    hand's first ``count``: against ``hand_value`` of each prefix of 20,000 random hands."""
+    rng = np.random.default_rng(8)
+    n, width = 20_000, 7
+    cards = rng.integers(0, 52, (n, width)).astype(np.int8)
+    held = rng.integers(0, width + 1, n)
+    cards[np.arange(width)[None, :] >= held[:, None]] = -1
+    count = np.where(rng.random(n) < 0.8, held, rng.integers(-1, width + 2, n))
+    drew = bj.drew_on_21(cards, count)
+    for i in range(n):
+        hand = cards[i].tolist()
+        assert drew[i] == any(bj.hand_value(hand[:j])[0] >= 21 for j in range(2, min(int(count[i]), width)))

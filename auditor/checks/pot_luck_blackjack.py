@@ -445,11 +445,7 @@ def check_play(ctx: Context) -> CheckResult:
     "hasta que él determine que desea plantarse": a card dealt to a hand of 21 or more (a
     bust included), or asked for after standing, breaks the rule. (A double, split or
     surrender after standing is its own rule's finding.)"""
-    prefix = bj.prefix_totals(ctx.cards)
-    on_21 = np.zeros(len(prefix), bool)
-    for j in range(2, prefix.shape[1]):  # card j drawn on the total of the cards before it
-        on_21 |= (j < ctx.count) & (prefix[:, j - 1] >= 21)
-    violates, reason, keys = reasons((on_21, "reason.plb.hit_on_21"),
+    violates, reason, keys = reasons((bj.drew_on_21(ctx.cards, ctx.count), "reason.plb.hit_on_21"),
                                      (ctx.after(HIT, (STAND,)), "reason.plb.hit_after_stand"))
     return ctx.hands_result(np.ones(len(ctx.hand), bool), violates, reason=reason, reasons=keys)
 

@@ -260,14 +260,11 @@ def check_bj_play(ctx: Context) -> CheckResult:
     dealer who holds six cards below 17 has stood correctly."""
     rid, R = ctx.rid, ctx.n_rounds
     playable = ctx.bjc <= ctx.count
-    prefix = bj.prefix_totals(ctx.cards)
-    hit_21 = np.zeros(len(prefix), bool)
-    for j in range(2, prefix.shape[1]):  # card j of the Black Jack hand drawn on the total before it
-        hit_21 |= (j < ctx.bjc) & (prefix[:, j - 1] >= 21)
+    hit_21 = bj.drew_on_21(ctx.cards, ctx.bjc)  # (the Black Jack hand: its first bjc cards)
     double_bad = (ctx.n[DOUBLE] > 0) & ((ctx.actions[:, 0] != DOUBLE) | (ctx.n[DOUBLE] > 1) | (ctx.n[HIT] > 0)
                                         | (ctx.double > ctx.bet_bj))
-    stood = np.zeros(len(prefix), bool)
-    after_stand = np.zeros(len(prefix), bool)
+    stood = np.zeros(len(ctx.cards), bool)
+    after_stand = np.zeros(len(ctx.cards), bool)
     for step in np.ascontiguousarray(ctx.actions.T):  # every hand's j-th decision
         after_stand |= stood & (step >= 0)
         stood |= step == STAND

@@ -17,7 +17,7 @@ __all__ = [
     "Outcome",
     "SCALE",
     "card_values",
-    "prefix_totals",
+    "drew_on_21",
     "totals",
     "is_ten_value",
     "dealer_play_faults",
@@ -60,13 +60,14 @@ def card_values(cards: np.ndarray) -> np.ndarray:
     return _VALUE_BY_BYTE.take(np.asarray(cards).astype(np.int8, copy=False).view(np.uint8))
 
 
-def prefix_totals(cards: np.ndarray) -> np.ndarray:
-    """Best total after each card: column j is the total of the first j+1 cards.
+def drew_on_21(cards: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Hands dealt a card, among their first ``count``, on a best total of 21 or more (a
+    bust included): card j, from the third on, drawn on the total of the cards before it.
 
     An Ace counts 11 when that keeps the total at 21 or less (a "soft" total); at most one
     Ace can ever count 11.
     """
-    return _prefix_totals(_int8(cards), _VALUE_BY_BYTE)
+    return _drew_on_21(_int8(cards), np.asarray(count, np.int64), _VALUE_BY_BYTE)
 
 
 def totals(cards: np.ndarray, count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -80,16 +81,19 @@ def _int8(cards: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(cards).astype(np.int8, copy=False))
 
 
-# A hand at a time, its cards once (numpy would sweep the whole matrix a dozen times).
+# A hand at a time, its cards once (numpy would sweep the whole matrix a dozen times; the
+# totals after each card as a matrix, then a pass per column, took four times longer).
 @kernel
-def _prefix_totals(cards, values):
-    out = np.empty(cards.shape, np.int16)
+def _drew_on_21(cards, count, values):
+    out = np.zeros(cards.shape[0], np.bool_)
     for i in range(cards.shape[0]):
         hard, ace = 0, False
-        for j in range(cards.shape[1]):
+        for j in range(min(count[i], cards.shape[1])):
+            if j >= 2 and (hard + 10 if ace and hard + 10 <= 21 else hard) >= 21:
+                out[i] = True
+                break
             hard += values[np.uint8(cards[i, j])]
             ace |= cards[i, j] >> 2 == ACE_RANK
-            out[i, j] = hard + 10 if ace and hard + 10 <= 21 else hard
     return out
 
 
