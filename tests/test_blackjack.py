@@ -76,17 +76,24 @@ def test_settlement_orders_the_rules():
                                 bj.Outcome.DEALER_BLACKJACK]
 
 
+def _random_hands(seed: int, lowest_count: int) -> tuple[np.ndarray, np.ndarray]:
+    """20,000 random hands of up to seven cards (-1 pads), and a count of cards for each: the
+    cards held, or one in five times any from ``lowest_count`` to two past the width."""
+    rng = np.random.default_rng(seed)
+    n, width = 20_000, 7
+    cards = rng.integers(0, 52, (n, width)).astype(np.int8)
+    held = rng.integers(0, width + 1, n)
+    cards[np.arange(width)[None, :] >= held[:, None]] = -1
+    return cards, np.where(rng.random(n) < 0.8, held, rng.integers(lowest_count, width + 2, n))
+
+
 @pytest.mark.parametrize("hit_soft_17", [False, True])
 def test_dealer_play_faults_agree_with_the_dealers_rule_hand_by_hand(hit_soft_17):
     """The compiled dealer-play check against the simulators' rule (``dealer_must_hit``),
     applied card by card to 20,000 random dealer hands, short, long, padded or not, and
     counts that say fewer or more cards than the hand holds."""
-    rng = np.random.default_rng(7)
-    n, width = 20_000, 7
-    cards = rng.integers(0, 52, (n, width)).astype(np.int8)
-    held = rng.integers(0, width + 1, n)
-    cards[np.arange(width)[None, :] >= held[:, None]] = -1
-    count = np.where(rng.random(n) < 0.8, held, rng.integers(0, width + 2, n))
+    cards, count = _random_hands(7, lowest_count=0)
+    n, width = cards.shape
     drew, stood = bj.dealer_play_faults(cards, count, hit_soft_17=hit_soft_17)
     for i in range(n):
         hand, dealt = cards[i].tolist(), int(count[i])
@@ -99,12 +106,8 @@ def test_dealer_play_faults_agree_with_the_dealers_rule_hand_by_hand(hit_soft_17
 def test_drew_on_21_agrees_with_the_hand_value_card_by_card():
     """A card dealt on a best total of 21 or more, from the third card on and among the
     hand's first ``count``: against ``hand_value`` of each prefix of 20,000 random hands."""
-    rng = np.random.default_rng(8)
-    n, width = 20_000, 7
-    cards = rng.integers(0, 52, (n, width)).astype(np.int8)
-    held = rng.integers(0, width + 1, n)
-    cards[np.arange(width)[None, :] >= held[:, None]] = -1
-    count = np.where(rng.random(n) < 0.8, held, rng.integers(-1, width + 2, n))
+    cards, count = _random_hands(8, lowest_count=-1)
+    n, width = cards.shape
     drew = bj.drew_on_21(cards, count)
     for i in range(n):
         hand = cards[i].tolist()
